@@ -1,0 +1,107 @@
+//===- HDBase.td - hd dialect, enums and attributes -------*- tablegen -*-===//
+//
+// The hd dialect describes CNN training graphs whose layers can each be
+// partitioned along the sample (n), channel (c), height (h) and width (w)
+// dimensions of their output, as in Jia et al., "Exploring Hidden Dimensions
+// in Parallelizing Convolutional Neural Networks" (ICML 2018).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_DIALECT_HD_IR_HDBASE_TD
+#define HD_DIALECT_HD_IR_HDBASE_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+
+def HD_Dialect : Dialect {
+  let name = "hd";
+  let cppNamespace = "::hd";
+  let summary = "CNN training graphs with per-layer parallelization";
+  let description = [{
+    The `hd` dialect is a computation graph of CNN layers for training. Every
+    layer is one op that owns its parameters (weights, bias, batch-norm scale
+    and shift), as in the paper's computation graph: parameters are not SSA
+    values, so the graph's edges are exactly the activations that flow between
+    layers, and a layer's configuration decides how its parameters are split.
+
+    Tensors are builtin ranked tensors of `f32`: `NxCxHxW` for images and
+    feature maps, `NxF` for features, and `N` of `i32` for labels. All shapes
+    are static; the verifiers check every output shape against the layer's
+    attributes.
+
+    A layer may carry a `parallel` attribute of type `#hd.pconfig`, the degree
+    of its split along each dimension it allows. The module may carry
+    `hd.devices`, the number of devices the program is compiled for; layers
+    then may not use more tasks than that.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+
+    /// Name of the module attribute that holds the device count.
+    static constexpr ::llvm::StringLiteral getDevicesAttrName() {
+      return ::llvm::StringLiteral("hd.devices");
+    }
+    /// Name of the module attribute that holds the model's name.
+    static constexpr ::llvm::StringLiteral getModelAttrName() {
+      return ::llvm::StringLiteral("hd.model");
+    }
+  }];
+}
+
+class HD_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<HD_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def HD_PoolKind : I32EnumAttr<"PoolKind", "pooling reduction", [
+    I32EnumAttrCase<"Max", 0, "max">,
+    I32EnumAttrCase<"Avg", 1, "avg">
+  ]> {
+  let cppNamespace = "::hd";
+}
+
+def HD_PConfigAttr : HD_Attr<"PConfig", "pconfig"> {
+  let summary = "degrees of a layer's split along n, c, h and w";
+  let description = [{
+    A layer's parallelization configuration: how many parts its OUTPUT tensor
+    is split into along the sample (`n`), channel (`c`), height (`h`) and width
+    (`w`) dimensions. The number of tasks is the product of the degrees; task
+    `t` owns tile `t` in row-major (n, c, h, w) order and runs on device `t`.
+
+    ```mlir
+    #hd.pconfig<n = 4, c = 1, h = 2, w = 2>   // 16 tasks, conv/pool layers
+    #hd.pconfig<n = 2, c = 4>                 // 8 tasks, a fully-connected layer
+    ```
+
+    `h` and `w` are absent for layers whose output has no spatial dimensions
+    (fully-connected, flatten, loss); absent means 1 for 4-D outputs.
+
+    Partitions are block distributions: along a dimension of size `S` split in
+    `d`, part `i` covers `[floor(i*S/d), floor((i+1)*S/d))`, so tile sizes differ
+    by at most one (17 rows in 2 parts: 8 + 9). Every degree is at least 1. The
+    op verifier further checks each degree against the dimension's size, the
+    dimensions the layer may split, and the module's `hd.devices`.
+  }];
+  let parameters = (ins
+    "int64_t":$n,
+    "int64_t":$c,
+    OptionalParameter<"std::optional<int64_t>">:$h,
+    OptionalParameter<"std::optional<int64_t>">:$w
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Degree along h and w, 1 when absent.
+    int64_t getHeightDegree() const { return getH().value_or(1); }
+    int64_t getWidthDegree() const { return getW().value_or(1); }
+    /// Number of tasks: the product of all degrees.
+    int64_t getNumTasks() const {
+      return getN() * getC() * getHeightDegree() * getWidthDegree();
+    }
+  }];
+}
+
+#endif // HD_DIALECT_HD_IR_HDBASE_TD

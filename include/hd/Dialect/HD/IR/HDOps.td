@@ -1,0 +1,244 @@
+//===- HDOps.td - layers of a CNN training graph -----------*- tablegen -*-===//
+
+#ifndef HD_DIALECT_HD_IR_HDOPS_TD
+#define HD_DIALECT_HD_IR_HDOPS_TD
+
+include "hd/Dialect/HD/IR/HDBase.td"
+include "hd/Dialect/HD/IR/HDInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def HD_FloatTensor : RankedTensorOf<[F32]>;
+def HD_LabelTensor : RankedTensorOf<[I32]>;
+
+// Every layer: pure, verified, and partitionable through LayerOpInterface.
+class HD_LayerOp<string mnemonic, list<Trait> traits = []>
+    : Op<HD_Dialect, mnemonic,
+         !listconcat(traits, [Pure, HD_LayerOpInterface])> {
+  let hasVerifier = 1;
+}
+
+// The configuration every layer may carry.
+defvar parallelArg = (ins OptionalAttr<HD_PConfigAttr>:$parallel);
+
+def HD_Conv2dOp : HD_LayerOp<"conv2d", [
+    DeclareOpInterfaceMethods<HD_LayerOpInterface,
+      ["getInputBox", "getParameterCount", "getForwardFlops"]>]> {
+  let summary = "2-D convolution with its own weights and optional bias";
+  let description = [{
+    `output[n, k, y, x] = bias[k] + sum over (c, i, j) of
+     input[n, g*C/G + c, y*sh - pt + i*dh, x*sw - pl + j*dw] * weight[k, c, i, j]`
+    where `g = k / (K/G)`, out-of-range input reads are zero, `K` is
+    `out_channels` and `G` is `groups`.
+
+    `padding` is `[top, left, bottom, right]`, as in ONNX. The layer owns a
+    weight of shape `K x C/G x kh x kw` and, when `bias` is set, a bias of `K`.
+
+    Splittable dims: n, c (output channels), h, w.
+
+    Input region of an output tile `[n0,n1) x [k0,k1) x [y0,y1) x [x0,x1)`:
+    - samples `[n0, n1)`;
+    - all input channels of the groups that produce `[k0, k1)` (all channels
+      when `groups = 1`): a c-split replicates the input;
+    - rows `[y0*sh - pt, (y1-1)*sh - pt + (kh-1)*dh + 1)` clipped to the
+      image, and likewise for columns: an h/w split needs a halo of
+      `(kh-1)*dh + 1 - sh` rows from its neighbours.
+
+    ```mlir
+    %y = hd.conv2d %x {out_channels = 64 : i64, kernel = array<i64: 11, 11>,
+                       stride = array<i64: 4, 4>, padding = array<i64: 2, 2, 2, 2>,
+                       dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true}
+        : tensor<32x3x224x224xf32> -> tensor<32x64x55x55xf32>
+    ```
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input,
+                        I64Attr:$out_channels,
+                        DenseI64ArrayAttr:$kernel,
+                        DenseI64ArrayAttr:$stride,
+                        DenseI64ArrayAttr:$padding,
+                        DenseI64ArrayAttr:$dilation,
+                        I64Attr:$groups,
+                        BoolAttr:$bias), parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def HD_Pool2dOp : HD_LayerOp<"pool2d", [
+    DeclareOpInterfaceMethods<HD_LayerOpInterface,
+      ["getInputBox", "getForwardFlops"]>]> {
+  let summary = "2-D max or average pooling, including global pooling";
+  let description = [{
+    Reduces each `kernel` window of every channel with `max` or `avg`.
+    `padding` is `[top, left, bottom, right]`. Max pooling ignores padding;
+    average pooling divides by the window size including padding when
+    `count_include_pad` is set, and by the number of real elements otherwise.
+    `ceil_mode` rounds the output size up, as in ONNX and PyTorch.
+
+    `global` marks global pooling: the kernel covers the whole image, the
+    stride is 1, there is no padding, and the output is `N x C x 1 x 1`.
+
+    Splittable dims: n, c, h, w (a global pool's h and w have size 1).
+
+    Input region of an output tile: the same samples and channels; rows
+    `[y0*sh - pt, (y1-1)*sh - pt + kh)` clipped to the image, and likewise
+    for columns (a halo of `kh - sh` rows for an h split).
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input,
+                        HD_PoolKind:$kind,
+                        DenseI64ArrayAttr:$kernel,
+                        DenseI64ArrayAttr:$stride,
+                        DenseI64ArrayAttr:$padding,
+                        DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                        DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+                        UnitAttr:$global), parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat =
+      "$kind $input attr-dict `:` type($input) `->` type($output)";
+}
+
+def HD_LinearOp : HD_LayerOp<"linear", [
+    DeclareOpInterfaceMethods<HD_LayerOpInterface,
+      ["getInputBox", "getParameterCount", "getForwardFlops"]>]> {
+  let summary = "fully-connected layer with its own weights and optional bias";
+  let description = [{
+    `output[n, k] = bias[k] + sum over f of input[n, f] * weight[k, f]`.
+    The layer owns a weight of `out_features x F` and, when `bias` is set, a
+    bias of `out_features`.
+
+    Splittable dims: n, c (output features). There is no h or w.
+
+    Input region of an output tile `[n0,n1) x [k0,k1)`: samples `[n0, n1)` and
+    all input features, so a c-split replicates the input.
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input,
+                        I64Attr:$out_features,
+                        BoolAttr:$bias), parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def HD_ReluOp : HD_LayerOp<"relu", [SameOperandsAndResultType]> {
+  let summary = "rectified linear unit";
+  let description = [{
+    `output = max(input, 0)`, elementwise on a 2-D or 4-D tensor.
+
+    Splittable dims: every dim of the tensor (n, c, h, w or n, c).
+    Input region of a tile: the same box.
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input), parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def HD_BatchNormOp : HD_LayerOp<"batchnorm", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<HD_LayerOpInterface,
+      ["getParameterCount", "getForwardFlops"]>]> {
+  let summary = "batch normalization with training-mode statistics";
+  let description = [{
+    Normalizes each channel with the mean and variance of the GLOBAL batch
+    (over n, h and w), then scales and shifts it with the layer's own
+    per-channel `scale` and `shift` (2*C parameters). Running statistics are
+    updated with `momentum` as in ONNX: `running = running * momentum +
+    batch * (1 - momentum)`.
+
+    Splittable dims: n, c, h, w. A split along n, h or w needs a reduction of
+    the per-channel sums across the tasks that share a channel.
+    Input region of a tile: the same box.
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input,
+                        F64Attr:$epsilon,
+                        F64Attr:$momentum), parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def HD_AddOp : HD_LayerOp<"add", [SameOperandsAndResultType]> {
+  let summary = "elementwise sum of two activations (residual add)";
+  let description = [{
+    `output = lhs + rhs` for tensors of the same type.
+
+    Splittable dims: every dim of the tensor.
+    Input region of a tile: the same box of both operands.
+  }];
+  let arguments = !con((ins HD_FloatTensor:$lhs, HD_FloatTensor:$rhs),
+                       parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($output)";
+}
+
+def HD_ConcatOp : HD_LayerOp<"concat", [
+    DeclareOpInterfaceMethods<HD_LayerOpInterface, ["getInputBox"]>]> {
+  let summary = "concatenation along the channel dimension";
+  let description = [{
+    Stacks its inputs along dim 1 (channels for 4-D tensors, features for
+    2-D ones). All other dims must agree.
+
+    Splittable dims: every dim of the output.
+    Input region of an output tile: from each input, the part of the tile
+    whose channels fall in that input's channel range, shifted to the input's
+    own channel numbering; empty when the tile holds none of its channels.
+  }];
+  let arguments = !con((ins Variadic<HD_FloatTensor>:$inputs), parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat =
+      "$inputs attr-dict `:` functional-type($inputs, $output)";
+}
+
+def HD_FlattenOp : HD_LayerOp<"flatten", [
+    DeclareOpInterfaceMethods<HD_LayerOpInterface,
+      ["getInputBox", "getForwardFlops"]>]> {
+  let summary = "reshape N x C x H x W to N x (C*H*W)";
+  let description = [{
+    Row-major flattening of each sample, as ONNX `Flatten` with `axis = 1`.
+    It moves no data within a task.
+
+    Splittable dims: n, c (features).
+    Input region of a tile `[n0,n1) x [f0,f1)`: samples `[n0, n1)` and the
+    channels `[f0 / (H*W), ceil(f1 / (H*W)))` with all rows and columns: the
+    bounding box of the features the tile holds.
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input), parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def HD_DropoutOp : HD_LayerOp<"dropout", [SameOperandsAndResultType]> {
+  let summary = "dropout with a partition-independent mask";
+  let description = [{
+    Zeroes each element with probability `ratio` and scales the rest by
+    `1 / (1 - ratio)`. The mask is drawn from a counter-based generator keyed
+    by (seed, layer, global element index), so it does not depend on how the
+    layer is split.
+
+    Splittable dims: every dim of the tensor.
+    Input region of a tile: the same box.
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input, F64Attr:$ratio),
+                       parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def HD_SoftmaxCrossEntropyOp : HD_LayerOp<"softmax_cross_entropy", [
+    DeclareOpInterfaceMethods<HD_LayerOpInterface,
+      ["getPartitionedShape", "getInputBox", "getForwardFlops"]>]> {
+  let summary = "softmax cross-entropy loss, mean over the global batch";
+  let description = [{
+    `loss = mean over n of -log(softmax(logits[n])[labels[n]])`. It ends the
+    forward pass and starts the backward one.
+
+    Splittable dims: n, c of the logits. A c split needs a reduction of the
+    per-sample maximum and sum across the tasks that share a sample.
+    Input region of a tile `[n0,n1) x [k0,k1)`: that box of the logits and
+    labels `[n0, n1)`.
+  }];
+  let arguments = !con((ins HD_FloatTensor:$logits, HD_LabelTensor:$labels),
+                       parallelArg);
+  let results = (outs 0DTensorOf<[F32]>:$loss);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` type($logits) `,` type($labels)
+    `->` type($loss)
+  }];
+}
+
+#endif // HD_DIALECT_HD_IR_HDOPS_TD

@@ -1,0 +1,37 @@
+//===- ImportONNX.h - ONNX graphs to the hd dialect -------------*- C++ -*-===//
+
+#ifndef HD_TARGET_ONNX_IMPORTONNX_H
+#define HD_TARGET_ONNX_IMPORTONNX_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace hd {
+
+struct ONNXImportOptions {
+  /// Global batch size; 0 takes it from the model, which then must be static.
+  int64_t batchSize = 0;
+  /// Append softmax cross-entropy on the output, making a training graph.
+  /// Off, the function returns the model's output (an inference graph).
+  bool appendLoss = true;
+  /// Name of the model (module attribute hd.model and the function's name).
+  std::string modelName = "model";
+};
+
+/// Imports a serialized ONNX ModelProto. Every problem is reported as one
+/// error diagnostic at `fileLoc` (all unsupported nodes in a single message);
+/// returns null then.
+mlir::OwningOpRef<mlir::ModuleOp> importONNX(llvm::StringRef bytes,
+                                             mlir::Location fileLoc,
+                                             const ONNXImportOptions &options);
+
+/// Registers `--import-onnx` with its `--batch-size` and `--no-loss` options.
+void registerImportONNXTranslation();
+
+} // namespace hd
+
+#endif // HD_TARGET_ONNX_IMPORTONNX_H

@@ -1,0 +1,85 @@
+//===- TileBox.h - boxes of tensors and block partitions -------*- C++ -*-===//
+//
+// Plain C++ (no MLIR): the search and the cost model use it too.
+//
+// A tile is a box of a tensor: one half-open range per dimension. A layer
+// configuration splits its output with a block distribution per dimension;
+// task t owns the tile at row-major position t of the degree grid.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_TILING_TILEBOX_H
+#define HD_TILING_TILEBOX_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hd {
+
+/// The largest tensor rank hd partitions (N x C x H x W).
+constexpr unsigned kMaxRank = 4;
+
+/// Half-open interval [lo, hi). Empty when hi <= lo.
+struct Range {
+  int64_t lo = 0;
+  int64_t hi = 0;
+
+  int64_t size() const { return hi > lo ? hi - lo : 0; }
+  bool empty() const { return hi <= lo; }
+  bool operator==(const Range &o) const {
+    return (empty() && o.empty()) || (lo == o.lo && hi == o.hi);
+  }
+  bool operator!=(const Range &o) const { return !(*this == o); }
+};
+
+Range intersect(Range a, Range b);
+
+/// Part `index` of [0, size) split into `degree` blocks. The first
+/// size % degree parts are one larger, so 17 split in 2 gives 9 + 8.
+/// Requires 1 <= degree and 0 <= index < degree.
+Range blockPart(int64_t size, int64_t degree, int64_t index);
+
+/// A box of a tensor of rank <= kMaxRank.
+class TileBox {
+public:
+  TileBox() = default;
+  /// The whole tensor of the given shape.
+  static TileBox whole(const std::vector<int64_t> &shape);
+  explicit TileBox(std::vector<Range> ranges);
+
+  unsigned rank() const { return rank_; }
+  Range &operator[](unsigned dim) { return ranges_[dim]; }
+  const Range &operator[](unsigned dim) const { return ranges_[dim]; }
+
+  /// Number of elements; 0 when any range is empty.
+  int64_t volume() const;
+  bool empty() const { return volume() == 0; }
+  bool operator==(const TileBox &o) const;
+  bool operator!=(const TileBox &o) const { return !(*this == o); }
+  std::string str() const;
+
+private:
+  std::array<Range, kMaxRank> ranges_{};
+  unsigned rank_ = 0;
+};
+
+/// Intersection of two boxes of the same rank.
+TileBox intersect(const TileBox &a, const TileBox &b);
+
+/// Product of the dims; the element count of a tensor.
+int64_t numElements(const std::vector<int64_t> &shape);
+
+/// The tile of `task` when `shape` is split by `degrees` (one per dim, same
+/// rank as the shape), tasks in row-major order of the degree grid.
+TileBox tileOfTask(const std::vector<int64_t> &shape,
+                   const std::vector<int64_t> &degrees, int64_t task);
+
+/// The largest tile of the split: what the slowest task computes.
+TileBox largestTile(const std::vector<int64_t> &shape,
+                    const std::vector<int64_t> &degrees);
+
+} // namespace hd
+
+#endif // HD_TILING_TILEBOX_H

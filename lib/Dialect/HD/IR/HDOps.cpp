@@ -1,0 +1,403 @@
+//===- HDOps.cpp - hd layer ops: verifiers and tiling ---------------------===//
+//
+// Shape formulas live in hd/Tiling (plain C++), shared with the importer, so
+// the verifier and the importer cannot disagree about an output size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hd/Dialect/HD/IR/HDOps.h"
+#include "hd/Tiling/Window.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cstdio>
+
+using namespace mlir;
+using namespace hd;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// Shortest readable form of a double attribute: 1.5, not 1.500000e+00.
+static std::string numStr(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+
+/// A static tensor of one of the allowed ranks.
+static LogicalResult checkTensor(Operation *op, Value v, StringRef role,
+                                 ArrayRef<int64_t> ranks, StringRef layout) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (!llvm::is_contained(ranks, type.getRank()) || !type.hasStaticShape())
+    return op->emitOpError() << role << " must be a static " << layout
+                             << " tensor, got " << type;
+  return success();
+}
+
+static LogicalResult checkOutputShape(Operation *op,
+                                      ArrayRef<int64_t> expected) {
+  ArrayRef<int64_t> actual = shapeOf(op->getResult(0));
+  if (actual != expected)
+    return op->emitOpError() << "output shape " << shapeStr(actual)
+                             << " does not match the expected "
+                             << shapeStr(expected);
+  return success();
+}
+
+/// Checks kernel/stride/padding/dilation arrays of a 2-D window op and
+/// returns the two windows (height, width).
+static FailureOr<std::array<Window, 2>>
+windowsOf(Operation *op, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+          ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
+          bool ceilMode) {
+  if (kernel.size() != 2 || stride.size() != 2 || dilation.size() != 2)
+    return op->emitOpError("kernel, stride and dilation need 2 values "
+                           "(height, width)"),
+           failure();
+  if (padding.size() != 4)
+    return op->emitOpError("padding needs 4 values [top, left, bottom, "
+                           "right], got ")
+               << padding.size(),
+           failure();
+  std::array<Window, 2> w;
+  for (unsigned i = 0; i < 2; ++i) {
+    if (kernel[i] < 1 || stride[i] < 1 || dilation[i] < 1)
+      return op->emitOpError("kernel, stride and dilation must be >= 1"),
+             failure();
+    if (padding[i] < 0 || padding[i + 2] < 0)
+      return op->emitOpError("padding must be >= 0"), failure();
+    w[i] = Window{kernel[i], stride[i], padding[i], padding[i + 2],
+                  dilation[i], ceilMode};
+  }
+  return w;
+}
+
+/// Output rows/columns of `windows` over an NCHW input, or an error when the
+/// kernel does not fit.
+static FailureOr<std::array<int64_t, 2>>
+windowOutput(Operation *op, const std::array<Window, 2> &windows,
+             ArrayRef<int64_t> input) {
+  static const char *const names[] = {"height", "width"};
+  std::array<int64_t, 2> out;
+  for (unsigned i = 0; i < 2; ++i) {
+    const Window &w = windows[i];
+    out[i] = w.outputSize(input[2 + i]);
+    if (out[i] < 1)
+      return op->emitOpError() << "kernel " << names[i] << " " << w.kernel
+                               << " (dilation " << w.dilation
+                               << ") does not fit the padded input "
+                               << names[i] << " " << input[2 + i] << " + "
+                               << w.padLo << " + " << w.padHi,
+             failure();
+  }
+  return out;
+}
+
+/// The input box a window op reads for an NCHW output tile, given the input
+/// channel range the tile needs.
+static TileBox windowInputBox(const std::array<Window, 2> &w,
+                              ArrayRef<int64_t> input, const TileBox &out,
+                              Range channels) {
+  if (out.empty())
+    return TileBox({{0, 0}, {0, 0}, {0, 0}, {0, 0}});
+  return TileBox({out[0], channels, w[0].inputRange(out[2], input[2]),
+                  w[1].inputRange(out[3], input[3])});
+}
+
+//===----------------------------------------------------------------------===//
+// Conv2dOp
+//===----------------------------------------------------------------------===//
+
+static std::array<Window, 2> convWindows(Conv2dOp op) {
+  auto k = op.getKernel(), s = op.getStride(), p = op.getPadding(),
+       d = op.getDilation();
+  return {Window{k[0], s[0], p[0], p[2], d[0], false},
+          Window{k[1], s[1], p[1], p[3], d[1], false}};
+}
+
+LogicalResult Conv2dOp::verify() {
+  if (failed(checkTensor(*this, getInput(), "input", {4}, "4-D NxCxHxW")) ||
+      failed(checkTensor(*this, getOutput(), "output", {4}, "4-D NxKxHxW")))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  int64_t groups = getGroups(), k = getOutChannels();
+  if (groups < 1 || k < 1)
+    return emitOpError("out_channels and groups must be >= 1");
+  if (in[1] % groups != 0)
+    return emitOpError() << "input channels " << in[1]
+                         << " are not divisible by groups " << groups;
+  if (k % groups != 0)
+    return emitOpError() << "out_channels " << k
+                         << " are not divisible by groups " << groups;
+  auto windows = windowsOf(*this, getKernel(), getStride(), getPadding(),
+                           getDilation(), /*ceilMode=*/false);
+  if (failed(windows))
+    return failure();
+  auto hw = windowOutput(*this, *windows, in);
+  if (failed(hw))
+    return failure();
+  return checkOutputShape(*this, {in[0], k, (*hw)[0], (*hw)[1]});
+}
+
+TileBox Conv2dOp::getInputBox(unsigned, const TileBox &out) {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  int64_t groups = getGroups();
+  int64_t outPerGroup = getOutChannels() / groups, inPerGroup = in[1] / groups;
+  Range channels{0, in[1]};
+  if (groups > 1 && !out[1].empty())
+    channels = {out[1].lo / outPerGroup * inPerGroup,
+                ((out[1].hi - 1) / outPerGroup + 1) * inPerGroup};
+  return windowInputBox(convWindows(*this), in, out, channels);
+}
+
+int64_t Conv2dOp::getParameterCount() {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  int64_t k = getOutChannels();
+  return k * (in[1] / getGroups()) * getKernel()[0] * getKernel()[1] +
+         (getBias() ? k : 0);
+}
+
+int64_t Conv2dOp::getForwardFlops() {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  int64_t outputs = numElements(shapeOf(getOutput()).vec());
+  int64_t macsPerOutput = (in[1] / getGroups()) * getKernel()[0] *
+                          getKernel()[1];
+  return 2 * outputs * macsPerOutput + (getBias() ? outputs : 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Pool2dOp
+//===----------------------------------------------------------------------===//
+
+static std::array<Window, 2> poolWindows(Pool2dOp op) {
+  auto k = op.getKernel(), s = op.getStride(), p = op.getPadding();
+  bool ceil = op.getCeilMode();
+  return {Window{k[0], s[0], p[0], p[2], 1, ceil},
+          Window{k[1], s[1], p[1], p[3], 1, ceil}};
+}
+
+LogicalResult Pool2dOp::verify() {
+  if (failed(checkTensor(*this, getInput(), "input", {4}, "4-D NxCxHxW")) ||
+      failed(checkTensor(*this, getOutput(), "output", {4}, "4-D NxCxHxW")))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  auto windows = windowsOf(*this, getKernel(), getStride(), getPadding(),
+                           {1, 1}, getCeilMode());
+  if (failed(windows))
+    return failure();
+  if (getGlobal()) {
+    if (getKernel()[0] != in[2] || getKernel()[1] != in[3] ||
+        llvm::any_of(getStride(), [](int64_t s) { return s != 1; }) ||
+        llvm::any_of(getPadding(), [](int64_t p) { return p != 0; }))
+      return emitOpError() << "global pooling needs kernel = input size "
+                           << in[2] << "x" << in[3]
+                           << ", stride 1 and no padding";
+  }
+  for (unsigned i = 0; i < 2; ++i)
+    if ((*windows)[i].padLo >= (*windows)[i].kernel ||
+        (*windows)[i].padHi >= (*windows)[i].kernel)
+      return emitOpError("padding must be smaller than the kernel, so every "
+                         "window holds an input element");
+  auto hw = windowOutput(*this, *windows, in);
+  if (failed(hw))
+    return failure();
+  return checkOutputShape(*this, {in[0], in[1], (*hw)[0], (*hw)[1]});
+}
+
+TileBox Pool2dOp::getInputBox(unsigned, const TileBox &out) {
+  return windowInputBox(poolWindows(*this), shapeOf(getInput()), out, out[1]);
+}
+
+int64_t Pool2dOp::getForwardFlops() {
+  return numElements(shapeOf(getOutput()).vec()) * getKernel()[0] *
+         getKernel()[1];
+}
+
+//===----------------------------------------------------------------------===//
+// LinearOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearOp::verify() {
+  if (failed(checkTensor(*this, getInput(), "input", {2}, "2-D NxF")) ||
+      failed(checkTensor(*this, getOutput(), "output", {2}, "2-D NxK")))
+    return failure();
+  if (getOutFeatures() < 1)
+    return emitOpError("out_features must be >= 1");
+  return checkOutputShape(*this, {shapeOf(getInput())[0], getOutFeatures()});
+}
+
+TileBox LinearOp::getInputBox(unsigned, const TileBox &out) {
+  if (out.empty())
+    return TileBox({{0, 0}, {0, 0}});
+  return TileBox({out[0], {0, shapeOf(getInput())[1]}});
+}
+
+int64_t LinearOp::getParameterCount() {
+  int64_t k = getOutFeatures();
+  return k * shapeOf(getInput())[1] + (getBias() ? k : 0);
+}
+
+int64_t LinearOp::getForwardFlops() {
+  int64_t outputs = numElements(shapeOf(getOutput()).vec());
+  return 2 * outputs * shapeOf(getInput())[1] + (getBias() ? outputs : 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise layers
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReluOp::verify() {
+  return checkTensor(*this, getInput(), "input", {2, 4},
+                     "2-D NxF or 4-D NxCxHxW");
+}
+
+LogicalResult DropoutOp::verify() {
+  if (failed(checkTensor(*this, getInput(), "input", {2, 4},
+                         "2-D NxF or 4-D NxCxHxW")))
+    return failure();
+  double ratio = getRatio().convertToDouble();
+  if (!(ratio >= 0.0 && ratio < 1.0))
+    return emitOpError() << "ratio " << numStr(ratio) << " must be in [0, 1)";
+  return success();
+}
+
+LogicalResult AddOp::verify() {
+  return checkTensor(*this, getLhs(), "operands", {2, 4},
+                     "2-D NxF or 4-D NxCxHxW");
+}
+
+LogicalResult BatchNormOp::verify() {
+  if (failed(checkTensor(*this, getInput(), "input", {4}, "4-D NxCxHxW")))
+    return failure();
+  if (!(getEpsilon().convertToDouble() > 0.0))
+    return emitOpError("epsilon must be positive");
+  double m = getMomentum().convertToDouble();
+  if (!(m >= 0.0 && m <= 1.0))
+    return emitOpError() << "momentum " << numStr(m) << " must be in [0, 1]";
+  return success();
+}
+
+int64_t BatchNormOp::getParameterCount() {
+  return 2 * shapeOf(getInput())[1];
+}
+
+int64_t BatchNormOp::getForwardFlops() {
+  // Per element: sum and sum of squares (3), normalize and scale-shift (4).
+  return 7 * numElements(shapeOf(getInput()).vec());
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  if (failed(checkTensor(*this, getOutput(), "output", {2, 4},
+                         "2-D NxF or 4-D NxCxHxW")))
+    return failure();
+  ArrayRef<int64_t> out = shapeOf(getOutput());
+  int64_t channels = 0;
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    if (failed(checkTensor(*this, v, "every input", {2, 4},
+                           "2-D NxF or 4-D NxCxHxW")))
+      return failure();
+    ArrayRef<int64_t> in = shapeOf(v);
+    if (in.size() != out.size())
+      return emitOpError() << "input #" << i << " has rank " << in.size()
+                           << " but the output has rank " << out.size();
+    for (unsigned d = 0; d < in.size(); ++d)
+      if (d != 1 && in[d] != out[d])
+        return emitOpError() << "input #" << i << " has shape "
+                             << shapeStr(in) << "; all dims but dim 1 must "
+                             << "match the output " << shapeStr(out);
+    channels += in[1];
+  }
+  if (channels != out[1])
+    return emitOpError() << "output has " << out[1]
+                         << " channels but the inputs sum to " << channels;
+  return success();
+}
+
+TileBox ConcatOp::getInputBox(unsigned operandIndex, const TileBox &out) {
+  int64_t offset = 0;
+  for (unsigned i = 0; i < operandIndex; ++i)
+    offset += shapeOf(getInputs()[i])[1];
+  int64_t channels = shapeOf(getInputs()[operandIndex])[1];
+  TileBox box = out;
+  Range mine = intersect(out[1], {offset, offset + channels});
+  box[1] = {mine.lo - offset, mine.hi - offset};
+  return box;
+}
+
+//===----------------------------------------------------------------------===//
+// FlattenOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FlattenOp::verify() {
+  if (failed(checkTensor(*this, getInput(), "input", {4}, "4-D NxCxHxW")) ||
+      failed(checkTensor(*this, getOutput(), "output", {2}, "2-D NxF")))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  return checkOutputShape(*this, {in[0], in[1] * in[2] * in[3]});
+}
+
+TileBox FlattenOp::getInputBox(unsigned, const TileBox &out) {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  if (out.empty())
+    return TileBox({{0, 0}, {0, 0}, {0, 0}, {0, 0}});
+  int64_t plane = in[2] * in[3];
+  Range channels{out[1].lo / plane, (out[1].hi + plane - 1) / plane};
+  return TileBox({out[0], channels, {0, in[2]}, {0, in[3]}});
+}
+
+int64_t FlattenOp::getForwardFlops() { return 0; }
+
+//===----------------------------------------------------------------------===//
+// SoftmaxCrossEntropyOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxCrossEntropyOp::verify() {
+  if (failed(checkTensor(*this, getLogits(), "logits", {2}, "2-D NxK")) ||
+      failed(checkTensor(*this, getLabels(), "labels", {1}, "1-D N")))
+    return failure();
+  int64_t n = shapeOf(getLogits())[0], labels = shapeOf(getLabels())[0];
+  if (n != labels)
+    return emitOpError() << "has " << labels << " labels for a batch of "
+                         << n << " logits";
+  return success();
+}
+
+ArrayRef<int64_t> SoftmaxCrossEntropyOp::getPartitionedShape() {
+  return shapeOf(getLogits());
+}
+
+TileBox SoftmaxCrossEntropyOp::getInputBox(unsigned operandIndex,
+                                           const TileBox &out) {
+  if (operandIndex == 0)
+    return out;
+  return TileBox({out.empty() ? Range{0, 0} : out[0]});
+}
+
+int64_t SoftmaxCrossEntropyOp::getForwardFlops() {
+  // Per logit: max, subtract, exp and sum.
+  return 4 * numElements(shapeOf(getLogits()).vec());
+}
+
+#define GET_OP_CLASSES
+#include "hd/Dialect/HD/IR/HDOps.cpp.inc"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian package that hd's build and tests need.
+# Idempotent: when everything is present it only checks and exits.
+set -euo pipefail
+
+PACKAGES=(
+  # Build tools.
+  cmake ninja-build g++ make
+  # MLIR / LLVM 22: libraries, mlir-tblgen, and lit/FileCheck/not.
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  # ONNX import; python3-onnx and the test data build and check golden tests.
+  libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata
+  # Unit tests.
+  libgtest-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "bootstrap: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "bootstrap: done"

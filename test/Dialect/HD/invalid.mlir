@@ -1,0 +1,361 @@
+// RUN: hd-opt %s -split-input-file -verify-diagnostics
+
+// Every verifier error of the hd dialect, one per split.
+
+// expected-error @+1 {{degree n=0 must be at least 1}}
+func.func @degree_zero() attributes {test.c = #hd.pconfig<n = 0, c = 1>} { return }
+
+// -----
+
+// expected-error @+1 {{degree w=-2 must be at least 1}}
+func.func @degree_negative() attributes {test.c = #hd.pconfig<n = 1, c = 1, h = 1, w = -2>} { return }
+
+// -----
+
+func.func @degree_exceeds_dim(%x: tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32> {
+  // expected-error @+1 {{degree h=4 exceeds height 3 of its output; the largest legal degree is 3}}
+  %0 = hd.relu %x {parallel = #hd.pconfig<n = 1, c = 1, h = 4, w = 1>} : tensor<2x4x3x3xf32>
+  return %0 : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+func.func @batch_degree_exceeds(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{degree n=4 exceeds batch size 2 of its output; the largest legal degree is 2}}
+  %0 = hd.linear %x {out_features = 4 : i64, bias = true, parallel = #hd.pconfig<n = 4, c = 1>} : tensor<2x8xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @linear_has_no_h(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{splits only n and c (its output is 2-D); remove h=2 from the configuration}}
+  %0 = hd.linear %x {out_features = 4 : i64, bias = true, parallel = #hd.pconfig<n = 1, c = 1, h = 2>} : tensor<2x8xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+module attributes {hd.devices = 4 : i64} {
+func.func @too_many_tasks(%x: tensor<8x4x8x8xf32>) -> tensor<8x4x8x8xf32> {
+  // expected-error @+1 {{configuration #hd.pconfig<n = 4, c = 1, h = 2, w = 1> has 8 tasks but the module is compiled for 4 devices}}
+  %0 = hd.relu %x {parallel = #hd.pconfig<n = 4, c = 1, h = 2, w = 1>} : tensor<8x4x8x8xf32>
+  return %0 : tensor<8x4x8x8xf32>
+}
+}
+
+// -----
+
+func.func @parallel_not_pconfig(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{attribute 'parallel' failed to satisfy constraint}}
+  %0 = hd.relu %x {parallel = 4 : i64} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'hd.devices' belongs on the module}}
+func.func @devices_on_func() attributes {hd.devices = 4 : i64} { return }
+
+// -----
+
+// expected-error @+1 {{'hd.devices' must be a positive integer device count}}
+module attributes {hd.devices = 0 : i64} {}
+
+// -----
+
+// expected-error @+1 {{'hd.model' must be a string}}
+module attributes {hd.model = 3 : i64} {}
+
+// -----
+
+// expected-error @+1 {{unknown hd attribute 'hd.colour'}}
+module attributes {hd.colour = "red"} {}
+
+// -----
+
+func.func @conv_input_rank(%x: tensor<2x3x8xf32>) -> tensor<2x4x6x6xf32> {
+  // expected-error @+1 {{input must be a static 4-D NxCxHxW tensor, got 'tensor<2x3x8xf32>'}}
+  %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<2x3x8xf32> -> tensor<2x4x6x6xf32>
+  return %0 : tensor<2x4x6x6xf32>
+}
+
+// -----
+
+func.func @conv_dynamic(%x: tensor<?x3x8x8xf32>) -> tensor<2x4x6x6xf32> {
+  // expected-error @+1 {{input must be a static 4-D NxCxHxW tensor, got 'tensor<?x3x8x8xf32>'}}
+  %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<?x3x8x8xf32> -> tensor<2x4x6x6xf32>
+  return %0 : tensor<2x4x6x6xf32>
+}
+
+// -----
+
+func.func @conv_output_shape(%x: tensor<2x3x8x8xf32>) -> tensor<2x4x7x6xf32> {
+  // expected-error @+1 {{output shape 2x4x7x6 does not match the expected 2x4x6x6}}
+  %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<2x3x8x8xf32> -> tensor<2x4x7x6xf32>
+  return %0 : tensor<2x4x7x6xf32>
+}
+
+// -----
+
+func.func @conv_groups_input(%x: tensor<2x3x8x8xf32>) -> tensor<2x4x6x6xf32> {
+  // expected-error @+1 {{input channels 3 are not divisible by groups 2}}
+  %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 2 : i64, bias = true} : tensor<2x3x8x8xf32> -> tensor<2x4x6x6xf32>
+  return %0 : tensor<2x4x6x6xf32>
+}
+
+// -----
+
+func.func @conv_groups_output(%x: tensor<2x4x8x8xf32>) -> tensor<2x3x6x6xf32> {
+  // expected-error @+1 {{out_channels 3 are not divisible by groups 2}}
+  %0 = hd.conv2d %x {out_channels = 3 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 2 : i64, bias = true} : tensor<2x4x8x8xf32> -> tensor<2x3x6x6xf32>
+  return %0 : tensor<2x3x6x6xf32>
+}
+
+// -----
+
+func.func @conv_zero_channels(%x: tensor<2x4x8x8xf32>) -> tensor<2x1x6x6xf32> {
+  // expected-error @+1 {{out_channels and groups must be >= 1}}
+  %0 = hd.conv2d %x {out_channels = 0 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<2x4x8x8xf32> -> tensor<2x1x6x6xf32>
+  return %0 : tensor<2x1x6x6xf32>
+}
+
+// -----
+
+func.func @conv_kernel_too_big(%x: tensor<2x3x4x4xf32>) -> tensor<2x4x1x1xf32> {
+  // expected-error @+1 {{kernel height 5 (dilation 1) does not fit the padded input height 4 + 0 + 0}}
+  %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 5, 5>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<2x3x4x4xf32> -> tensor<2x4x1x1xf32>
+  return %0 : tensor<2x4x1x1xf32>
+}
+
+// -----
+
+func.func @conv_kernel_arity(%x: tensor<2x3x8x8xf32>) -> tensor<2x4x6x6xf32> {
+  // expected-error @+1 {{kernel, stride and dilation need 2 values (height, width)}}
+  %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 3>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<2x3x8x8xf32> -> tensor<2x4x6x6xf32>
+  return %0 : tensor<2x4x6x6xf32>
+}
+
+// -----
+
+func.func @conv_padding_arity(%x: tensor<2x3x8x8xf32>) -> tensor<2x4x6x6xf32> {
+  // expected-error @+1 {{padding needs 4 values [top, left, bottom, right], got 2}}
+  %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<2x3x8x8xf32> -> tensor<2x4x6x6xf32>
+  return %0 : tensor<2x4x6x6xf32>
+}
+
+// -----
+
+func.func @conv_zero_stride(%x: tensor<2x3x8x8xf32>) -> tensor<2x4x6x6xf32> {
+  // expected-error @+1 {{kernel, stride and dilation must be >= 1}}
+  %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 0, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<2x3x8x8xf32> -> tensor<2x4x6x6xf32>
+  return %0 : tensor<2x4x6x6xf32>
+}
+
+// -----
+
+func.func @conv_negative_padding(%x: tensor<2x3x8x8xf32>) -> tensor<2x4x6x6xf32> {
+  // expected-error @+1 {{padding must be >= 0}}
+  %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 0, -1, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<2x3x8x8xf32> -> tensor<2x4x6x6xf32>
+  return %0 : tensor<2x4x6x6xf32>
+}
+
+// -----
+
+func.func @pool_output_shape(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x3x3xf32> {
+  // expected-error @+1 {{output shape 2x3x3x3 does not match the expected 2x3x4x4}}
+  %0 = hd.pool2d max %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : tensor<2x3x8x8xf32> -> tensor<2x3x3x3xf32>
+  return %0 : tensor<2x3x3x3xf32>
+}
+
+// -----
+
+func.func @pool_padding_too_big(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x6x6xf32> {
+  // expected-error @+1 {{padding must be smaller than the kernel, so every window holds an input element}}
+  %0 = hd.pool2d max %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 2, 2, 2, 2>} : tensor<2x3x8x8xf32> -> tensor<2x3x6x6xf32>
+  return %0 : tensor<2x3x6x6xf32>
+}
+
+// -----
+
+func.func @global_pool_kernel(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x2x2xf32> {
+  // expected-error @+1 {{global pooling needs kernel = input size 8x8, stride 1 and no padding}}
+  %0 = hd.pool2d avg %x {global, kernel = array<i64: 7, 7>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : tensor<2x3x8x8xf32> -> tensor<2x3x2x2xf32>
+  return %0 : tensor<2x3x2x2xf32>
+}
+
+// -----
+
+func.func @pool_kind(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32> {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [max, avg]}}
+  %0 = hd.pool2d 3 %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : tensor<2x3x8x8xf32> -> tensor<2x3x4x4xf32>
+  return %0 : tensor<2x3x4x4xf32>
+}
+
+// -----
+
+func.func @linear_input_rank(%x: tensor<2x8x1x1xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{input must be a static 2-D NxF tensor, got 'tensor<2x8x1x1xf32>'}}
+  %0 = hd.linear %x {out_features = 4 : i64, bias = true} : tensor<2x8x1x1xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @linear_output_shape(%x: tensor<2x8xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{output shape 2x5 does not match the expected 2x4}}
+  %0 = hd.linear %x {out_features = 4 : i64, bias = true} : tensor<2x8xf32> -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @linear_zero_features(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{out_features must be >= 1}}
+  %0 = hd.linear %x {out_features = 0 : i64, bias = true} : tensor<2x8xf32> -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @relu_rank(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  // expected-error @+1 {{input must be a static 2-D NxF or 4-D NxCxHxW tensor, got 'tensor<2x3x4xf32>'}}
+  %0 = hd.relu %x : tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+func.func @relu_type(%x: tensor<2x3xf16>) -> tensor<2x3xf16> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float values}}
+  %0 = hd.relu %x : tensor<2x3xf16>
+  return %0 : tensor<2x3xf16>
+}
+
+// -----
+
+func.func @dropout_ratio(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{ratio 1 must be in [0, 1)}}
+  %0 = hd.dropout %x {ratio = 1.0 : f64} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @batchnorm_rank(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{input must be a static 4-D NxCxHxW tensor, got 'tensor<2x8xf32>'}}
+  %0 = hd.batchnorm %x {epsilon = 1.0e-5 : f64, momentum = 0.9 : f64} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @batchnorm_epsilon(%x: tensor<2x8x2x2xf32>) -> tensor<2x8x2x2xf32> {
+  // expected-error @+1 {{epsilon must be positive}}
+  %0 = hd.batchnorm %x {epsilon = 0.0 : f64, momentum = 0.9 : f64} : tensor<2x8x2x2xf32>
+  return %0 : tensor<2x8x2x2xf32>
+}
+
+// -----
+
+func.func @batchnorm_momentum(%x: tensor<2x8x2x2xf32>) -> tensor<2x8x2x2xf32> {
+  // expected-error @+1 {{momentum 1.5 must be in [0, 1]}}
+  %0 = hd.batchnorm %x {epsilon = 1.0e-5 : f64, momentum = 1.5 : f64} : tensor<2x8x2x2xf32>
+  return %0 : tensor<2x8x2x2xf32>
+}
+
+// -----
+
+func.func @add_mismatch(%a: tensor<2x8xf32>, %b: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "hd.add"(%a, %b) : (tensor<2x8xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @add_rank(%a: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{operands must be a static 2-D NxF or 4-D NxCxHxW tensor, got 'tensor<8xf32>'}}
+  %0 = hd.add %a, %a : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @concat_empty() -> tensor<2x8xf32> {
+  // expected-error @+1 {{needs at least one input}}
+  %0 = "hd.concat"() : () -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @concat_rank(%a: tensor<2x4x3x3xf32>, %b: tensor<2x4xf32>) -> tensor<2x8x3x3xf32> {
+  // expected-error @+1 {{input #1 has rank 2 but the output has rank 4}}
+  %0 = hd.concat %a, %b : (tensor<2x4x3x3xf32>, tensor<2x4xf32>) -> tensor<2x8x3x3xf32>
+  return %0 : tensor<2x8x3x3xf32>
+}
+
+// -----
+
+func.func @concat_spatial(%a: tensor<2x4x3x3xf32>, %b: tensor<2x4x3x2xf32>) -> tensor<2x8x3x3xf32> {
+  // expected-error @+1 {{input #1 has shape 2x4x3x2; all dims but dim 1 must match the output 2x8x3x3}}
+  %0 = hd.concat %a, %b : (tensor<2x4x3x3xf32>, tensor<2x4x3x2xf32>) -> tensor<2x8x3x3xf32>
+  return %0 : tensor<2x8x3x3xf32>
+}
+
+// -----
+
+func.func @concat_channels(%a: tensor<2x4x3x3xf32>, %b: tensor<2x4x3x3xf32>) -> tensor<2x9x3x3xf32> {
+  // expected-error @+1 {{output has 9 channels but the inputs sum to 8}}
+  %0 = hd.concat %a, %b : (tensor<2x4x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<2x9x3x3xf32>
+  return %0 : tensor<2x9x3x3xf32>
+}
+
+// -----
+
+func.func @flatten_shape(%x: tensor<2x4x3x3xf32>) -> tensor<2x35xf32> {
+  // expected-error @+1 {{output shape 2x35 does not match the expected 2x36}}
+  %0 = hd.flatten %x : tensor<2x4x3x3xf32> -> tensor<2x35xf32>
+  return %0 : tensor<2x35xf32>
+}
+
+// -----
+
+func.func @flatten_output_rank(%x: tensor<2x4x3x3xf32>) -> tensor<2x4x9xf32> {
+  // expected-error @+1 {{output must be a static 2-D NxF tensor, got 'tensor<2x4x9xf32>'}}
+  %0 = hd.flatten %x : tensor<2x4x3x3xf32> -> tensor<2x4x9xf32>
+  return %0 : tensor<2x4x9xf32>
+}
+
+// -----
+
+func.func @loss_labels(%l: tensor<4x10xf32>, %y: tensor<3xi32>) -> tensor<f32> {
+  // expected-error @+1 {{has 3 labels for a batch of 4 logits}}
+  %0 = hd.softmax_cross_entropy %l, %y : tensor<4x10xf32>, tensor<3xi32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @loss_logits_rank(%l: tensor<4x10x1x1xf32>, %y: tensor<4xi32>) -> tensor<f32> {
+  // expected-error @+1 {{logits must be a static 2-D NxK tensor, got 'tensor<4x10x1x1xf32>'}}
+  %0 = hd.softmax_cross_entropy %l, %y : tensor<4x10x1x1xf32>, tensor<4xi32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @loss_label_type(%l: tensor<4x10xf32>, %y: tensor<4xi64>) -> tensor<f32> {
+  // expected-error @+1 {{operand #1 must be ranked tensor of 32-bit signless integer values}}
+  %0 = hd.softmax_cross_entropy %l, %y : tensor<4x10xf32>, tensor<4xi64> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @loss_degree(%l: tensor<4x10xf32>, %y: tensor<4xi32>) -> tensor<f32> {
+  // expected-error @+1 {{degree c=11 exceeds channels 10 of its output; the largest legal degree is 10}}
+  %0 = hd.softmax_cross_entropy %l, %y {parallel = #hd.pconfig<n = 1, c = 11>} : tensor<4x10xf32>, tensor<4xi32> -> tensor<f32>
+  return %0 : tensor<f32>
+}

@@ -1,0 +1,50 @@
+// RUN: hd-opt %s | FileCheck %s
+// RUN: hd-opt %s | hd-opt | FileCheck %s
+// RUN: hd-opt %s --mlir-print-op-generic | hd-opt | FileCheck %s
+
+// Every layer kind, with and without configurations, survives a round trip
+// through the custom and the generic form.
+
+module attributes {hd.devices = 16 : i64, hd.model = "ops"} {
+
+// CHECK-LABEL: func.func @layers
+func.func @layers(%x: tensor<8x3x17x17xf32>, %labels: tensor<8xi32>) -> tensor<f32> {
+  // CHECK: hd.conv2d %{{.*}} {bias = true, dilation = array<i64: 1, 1>, groups = 1 : i64, kernel = array<i64: 3, 3>, out_channels = 16 : i64, padding = array<i64: 1, 1, 1, 1>, parallel = #hd.pconfig<n = 2, c = 1, h = 2, w = 2>, stride = array<i64: 1, 1>} : tensor<8x3x17x17xf32> -> tensor<8x16x17x17xf32>
+  %c = hd.conv2d %x {out_channels = 16 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true, parallel = #hd.pconfig<n = 2, c = 1, h = 2, w = 2>} : tensor<8x3x17x17xf32> -> tensor<8x16x17x17xf32>
+  // CHECK: hd.batchnorm %{{.*}} {epsilon = 1.000000e-05 : f64, momentum = 9.000000e-01 : f64, parallel = #hd.pconfig<n = 8, c = 2>}
+  %b = hd.batchnorm %c {epsilon = 1.0e-5 : f64, momentum = 0.9 : f64, parallel = #hd.pconfig<n = 8, c = 2>} : tensor<8x16x17x17xf32>
+  // CHECK: hd.relu %{{.*}} : tensor<8x16x17x17xf32>
+  %r = hd.relu %b : tensor<8x16x17x17xf32>
+  // Grouped, strided and dilated, with an uneven h split (17 -> 9 + 8).
+  // CHECK: hd.conv2d {{.*}}dilation = array<i64: 2, 2>, groups = 4 : i64{{.*}}parallel = #hd.pconfig<n = 1, c = 4, h = 2, w = 1>
+  %g = hd.conv2d %r {out_channels = 8 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 2, 2, 2, 2>, dilation = array<i64: 2, 2>, groups = 4 : i64, bias = false, parallel = #hd.pconfig<n = 1, c = 4, h = 2, w = 1>} : tensor<8x16x17x17xf32> -> tensor<8x8x9x9xf32>
+  // CHECK: hd.pool2d max %{{.*}} {ceil_mode = true, kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : tensor<8x8x9x9xf32> -> tensor<8x8x5x5xf32>
+  %p = hd.pool2d max %g {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, ceil_mode = true} : tensor<8x8x9x9xf32> -> tensor<8x8x5x5xf32>
+  // CHECK: hd.pool2d avg %{{.*}} {count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>}
+  %a = hd.pool2d avg %p {kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, count_include_pad = true} : tensor<8x8x5x5xf32> -> tensor<8x8x5x5xf32>
+  // CHECK: hd.add %{{.*}}, %{{.*}} {parallel = #hd.pconfig<n = 1, c = 1, h = 5, w = 3>} : tensor<8x8x5x5xf32>
+  %s = hd.add %a, %p {parallel = #hd.pconfig<n = 1, c = 1, h = 5, w = 3>} : tensor<8x8x5x5xf32>
+  // CHECK: hd.concat %{{.*}}, %{{.*}} : (tensor<8x8x5x5xf32>, tensor<8x8x5x5xf32>) -> tensor<8x16x5x5xf32>
+  %cat = hd.concat %s, %a : (tensor<8x8x5x5xf32>, tensor<8x8x5x5xf32>) -> tensor<8x16x5x5xf32>
+  // CHECK: hd.pool2d avg %{{.*}} {global, kernel = array<i64: 5, 5>, padding = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>} : tensor<8x16x5x5xf32> -> tensor<8x16x1x1xf32>
+  %gp = hd.pool2d avg %cat {global, kernel = array<i64: 5, 5>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : tensor<8x16x5x5xf32> -> tensor<8x16x1x1xf32>
+  // CHECK: hd.flatten %{{.*}} : tensor<8x16x1x1xf32> -> tensor<8x16xf32>
+  %f = hd.flatten %gp : tensor<8x16x1x1xf32> -> tensor<8x16xf32>
+  // CHECK: hd.dropout %{{.*}} {ratio = 5.000000e-01 : f64} : tensor<8x16xf32>
+  %d = hd.dropout %f {ratio = 0.5 : f64} : tensor<8x16xf32>
+  // CHECK: hd.linear %{{.*}} {bias = true, out_features = 10 : i64, parallel = #hd.pconfig<n = 1, c = 2>} : tensor<8x16xf32> -> tensor<8x10xf32>
+  %l = hd.linear %d {out_features = 10 : i64, bias = true, parallel = #hd.pconfig<n = 1, c = 2>} : tensor<8x16xf32> -> tensor<8x10xf32>
+  // CHECK: hd.softmax_cross_entropy %{{.*}}, %{{.*}} {parallel = #hd.pconfig<n = 4, c = 1>} : tensor<8x10xf32>, tensor<8xi32> -> tensor<f32>
+  %loss = hd.softmax_cross_entropy %l, %labels {parallel = #hd.pconfig<n = 4, c = 1>} : tensor<8x10xf32>, tensor<8xi32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// The attribute on its own, with and without the spatial degrees.
+// CHECK-LABEL: func.func @configs
+// CHECK-SAME: test.a = #hd.pconfig<n = 4, c = 1, h = 2, w = 2>
+// CHECK-SAME: test.b = #hd.pconfig<n = 2, c = 8>
+func.func @configs() attributes {test.a = #hd.pconfig<n = 4, c = 1, h = 2, w = 2>, test.b = #hd.pconfig<n = 2, c = 8>} {
+  return
+}
+
+}

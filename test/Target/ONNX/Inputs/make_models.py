@@ -1,0 +1,97 @@
+# Builds the small ONNX models that test hd's importer: a CNN with every
+# supported layer kind, models with unsupported nodes and attributes, and
+# malformed ones. Run with Debian's python3 (python3-onnx):
+#   /usr/bin/python3 make_models.py
+# The outputs are checked in next to this script.
+import onnx
+from onnx import TensorProto, helper as h
+
+def image(name, c, hw, batch="batch"):
+    return h.make_tensor_value_info(name, TensorProto.FLOAT, [batch, c, hw, hw])
+
+def param(name, shape):
+    return h.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+def save(graph, path, opset=13):
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)])
+    onnx.save(model, path)
+
+# A small CNN with branches, a residual add, a zero Pad folded into an
+# average pool, batch norm, dropout and a classifier.
+nodes = [
+    h.make_node("Conv", ["x", "w0", "b0"], ["c0"], name="stem/conv",
+                kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[1, 1]),
+    h.make_node("BatchNormalization", ["c0", "s0", "o0", "m0", "v0"], ["n0"],
+                name="stem/bn", epsilon=1e-5, momentum=0.9),
+    h.make_node("Relu", ["n0"], ["r0"], name="stem/relu"),
+    h.make_node("Conv", ["r0", "w1"], ["a1"], name="branch_a/conv1x1",
+                kernel_shape=[1, 1]),
+    h.make_node("Conv", ["r0", "w2"], ["a2"], name="branch_b/conv3x3",
+                kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=2),
+    h.make_node("Constant", [], ["padv"], name="branch_c/pads",
+                value=h.make_tensor("p", TensorProto.INT64, [8],
+                                    [0, 0, 1, 1, 0, 0, 1, 1])),
+    h.make_node("Pad", ["r0", "padv"], ["pd"], name="branch_c/pad",
+                mode="constant"),
+    h.make_node("AveragePool", ["pd"], ["a3"], name="branch_c/avgpool",
+                kernel_shape=[3, 3], strides=[1, 1]),
+    h.make_node("Concat", ["a1", "a2", "a3"], ["cat"], name="mix/concat",
+                axis=1),
+    h.make_node("Conv", ["cat", "w3"], ["proj"], name="mix/project",
+                kernel_shape=[1, 1]),
+    h.make_node("Add", ["proj", "r0"], ["res"], name="mix/residual"),
+    h.make_node("MaxPool", ["res"], ["mp"], name="pool", kernel_shape=[2, 2],
+                strides=[2, 2], ceil_mode=1),
+    h.make_node("GlobalAveragePool", ["mp"], ["gap"], name="gap"),
+    h.make_node("Flatten", ["gap"], ["flat"], name="flatten", axis=1),
+    h.make_node("Constant", [], ["ratio"], name="drop/ratio",
+                value=h.make_tensor("r", TensorProto.FLOAT, [], [0.25])),
+    h.make_node("Dropout", ["flat", "ratio"], ["dr"], name="drop"),
+    h.make_node("Gemm", ["dr", "wf", "bf"], ["logits"], name="fc", transB=1),
+]
+inputs = [image("x", 3, 15),
+          param("w0", [8, 3, 3, 3]), param("b0", [8]),
+          param("s0", [8]), param("o0", [8]), param("m0", [8]), param("v0", [8]),
+          param("w1", [4, 8, 1, 1]), param("w2", [6, 4, 3, 3]),
+          param("w3", [8, 18, 1, 1]), param("wf", [10, 8]), param("bf", [10])]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 10])
+save(h.make_graph(nodes, "small_cnn", inputs, [out]), "small_cnn.onnx")
+
+# Three unsupported nodes: an op type, an attribute, and an axis.
+nodes = [
+    h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[3, 3]),
+    h.make_node("LeakyRelu", ["c0"], ["l0"], name="act/leaky", alpha=0.1),
+    h.make_node("MaxPool", ["l0"], ["p0"], name="pool/dilated",
+                kernel_shape=[2, 2], dilations=[2, 2]),
+    h.make_node("Softmax", ["c0"], ["s0"], name="head/softmax", axis=1),
+    h.make_node("Concat", ["c0", "c0"], ["cat"], name="cat/height", axis=2),
+    h.make_node("GlobalAveragePool", ["cat"], ["g"], name="gap"),
+    h.make_node("Flatten", ["g"], ["logits"], name="flatten"),
+]
+inputs = [image("x", 3, 8), param("w0", [4, 3, 3, 3])]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 4])
+save(h.make_graph(nodes, "unsupported", inputs, [out]), "unsupported.onnx")
+
+# A declared output shape that disagrees with the layer's attributes.
+nodes = [h.make_node("Conv", ["x", "w"], ["y"], name="conv",
+                     kernel_shape=[3, 3])]
+out = h.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4, 7, 7])
+save(h.make_graph(nodes, "bad_shape", [image("x", 3, 8, 2),
+                                       param("w", [4, 3, 3, 3])], [out]),
+     "wrong_declared_shape.onnx")
+
+# A weight whose channels do not match its input.
+nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv/mismatch",
+                     kernel_shape=[3, 3]),
+         h.make_node("GlobalAveragePool", ["c"], ["g"], name="gap"),
+         h.make_node("Flatten", ["g"], ["logits"], name="flatten")]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 4])
+save(h.make_graph(nodes, "bad_weight", [image("x", 3, 8),
+                                        param("w", [4, 5, 3, 3])], [out]),
+     "weight_mismatch.onnx")
+
+# 4 KiB of random bytes (fixed seed): not a protobuf message.
+import random
+rng = random.Random(2018)
+with open("random.bin", "wb") as f:
+    f.write(bytes(rng.getrandbits(8) for _ in range(4096)))

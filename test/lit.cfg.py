@@ -1,0 +1,29 @@
+# -*- Python -*-
+# lit configuration for hd's regression tests (FileCheck on tool output).
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "hd"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.hd_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Unit"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%hd_src", config.hd_src_root))
+config.substitutions.append(("%models", os.path.join(config.hd_src_root, "models")))
+config.substitutions.append(("%hd_docs_build", os.path.join(config.hd_obj_root, "docs")))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.hd_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    [ToolSubst("hd-opt", unresolved="fatal"),
+     ToolSubst("hd-translate", unresolved="fatal")],
+    [config.hd_tools_dir])

@@ -1,0 +1,11 @@
+//===- hd-translate.cpp - hd's translation driver -------------------------===//
+
+#include "hd/InitAll.h"
+
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+
+int main(int argc, char **argv) {
+  hd::registerAllTranslations();
+  return mlir::failed(
+      mlir::mlirTranslateMain(argc, argv, "hd translation driver\n"));
+}
