@@ -238,7 +238,8 @@ LogicalResult LinearOp::verify() {
     return failure();
   if (getOutFeatures() < 1)
     return emitOpError("out_features must be >= 1");
-  return checkOutputShape(*this, {shapeOf(getInput())[0], getOutFeatures()});
+  return checkOutputShape(*this, {shapeOf(getInput())[0],
+                                  static_cast<int64_t>(getOutFeatures())});
 }
 
 TileBox LinearOp::getInputBox(unsigned, const TileBox &out) {
