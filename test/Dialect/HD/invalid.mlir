@@ -218,6 +218,22 @@ func.func @linear_zero_features(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
 
 // -----
 
+func.func @linear_negative_features(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{out_features must be >= 1}}
+  %0 = hd.linear %x {out_features = -1 : i64, bias = true} : tensor<2x8xf32> -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @conv_negative_groups(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x6x6xf32> {
+  // expected-error @+1 {{out_channels and groups must be >= 1}}
+  %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = -2 : i64, bias = true} : tensor<2x4x8x8xf32> -> tensor<2x4x6x6xf32>
+  return %0 : tensor<2x4x6x6xf32>
+}
+
+// -----
+
 func.func @relu_rank(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
   // expected-error @+1 {{input must be a static 2-D NxF or 4-D NxCxHxW tensor, got 'tensor<2x3x4xf32>'}}
   %0 = hd.relu %x : tensor<2x3x4xf32>

@@ -135,6 +135,7 @@ LogicalResult Conv2dOp::verify() {
       failed(checkTensor(*this, getOutput(), "output", {4}, "4-D NxKxHxW")))
     return failure();
   ArrayRef<int64_t> in = shapeOf(getInput());
+  // I64Attr getters return uint64_t: compare as signed.
   int64_t groups = getGroups(), k = getOutChannels();
   if (groups < 1 || k < 1)
     return emitOpError("out_channels and groups must be >= 1");
@@ -168,14 +169,16 @@ TileBox Conv2dOp::getInputBox(unsigned, const TileBox &out) {
 int64_t Conv2dOp::getParameterCount() {
   ArrayRef<int64_t> in = shapeOf(getInput());
   int64_t k = getOutChannels();
-  return k * (in[1] / getGroups()) * getKernel()[0] * getKernel()[1] +
+  int64_t groups = getGroups();
+  return k * (in[1] / groups) * getKernel()[0] * getKernel()[1] +
          (getBias() ? k : 0);
 }
 
 int64_t Conv2dOp::getForwardFlops() {
   ArrayRef<int64_t> in = shapeOf(getInput());
   int64_t outputs = numElements(shapeOf(getOutput()).vec());
-  int64_t macsPerOutput = (in[1] / getGroups()) * getKernel()[0] *
+  int64_t groups = getGroups();
+  int64_t macsPerOutput = (in[1] / groups) * getKernel()[0] *
                           getKernel()[1];
   return 2 * outputs * macsPerOutput + (getBias() ? outputs : 0);
 }
@@ -236,10 +239,11 @@ LogicalResult LinearOp::verify() {
   if (failed(checkTensor(*this, getInput(), "input", {2}, "2-D NxF")) ||
       failed(checkTensor(*this, getOutput(), "output", {2}, "2-D NxK")))
     return failure();
-  if (getOutFeatures() < 1)
+  // I64Attr getters return uint64_t: compare as signed.
+  int64_t k = getOutFeatures();
+  if (k < 1)
     return emitOpError("out_features must be >= 1");
-  return checkOutputShape(*this, {shapeOf(getInput())[0],
-                                  static_cast<int64_t>(getOutFeatures())});
+  return checkOutputShape(*this, {shapeOf(getInput())[0], k});
 }
 
 TileBox LinearOp::getInputBox(unsigned, const TileBox &out) {
