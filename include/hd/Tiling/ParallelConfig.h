@@ -1,0 +1,41 @@
+//===- ParallelConfig.h - degrees of a layer's split -----------*- C++ -*-===//
+//
+// Plain C++ twin of #hd.pconfig: one degree per dimension of the partitioned
+// shape (n, c, h, w or n, c).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_TILING_PARALLELCONFIG_H
+#define HD_TILING_PARALLELCONFIG_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hd {
+
+struct ParallelConfig {
+  std::vector<int64_t> degrees;
+
+  int64_t tasks() const;
+  /// "n=4 c=1 h=2 w=2" (2-D: "n=4 c=2").
+  std::string str() const;
+  bool operator==(const ParallelConfig &o) const {
+    return degrees == o.degrees;
+  }
+  bool operator!=(const ParallelConfig &o) const { return !(*this == o); }
+};
+
+/// The candidate configurations of a layer whose partitioned shape is
+/// `shape` on `devices` devices: every combination of degrees whose product
+/// divides the device count (so 1, 2, 3 and 6 tasks on 6 devices; fewer
+/// tasks than devices included) and where no degree exceeds its dimension.
+/// Restricting products to divisors keeps the candidate count small
+/// (70 for a 4-D layer on 16 devices) while covering every way to use a
+/// whole, half, third... of the machine.
+std::vector<ParallelConfig> enumerateConfigs(const std::vector<int64_t> &shape,
+                                             int64_t devices);
+
+} // namespace hd
+
+#endif // HD_TILING_PARALLELCONFIG_H

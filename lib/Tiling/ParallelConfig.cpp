@@ -1,0 +1,52 @@
+//===- ParallelConfig.cpp - degrees of a layer's split --------------------===//
+
+#include "hd/Tiling/ParallelConfig.h"
+
+#include <sstream>
+
+namespace hd {
+
+int64_t ParallelConfig::tasks() const {
+  int64_t t = 1;
+  for (int64_t d : degrees)
+    t *= d;
+  return t;
+}
+
+std::string ParallelConfig::str() const {
+  static const char *const names[] = {"n", "c", "h", "w"};
+  std::ostringstream os;
+  for (size_t i = 0; i < degrees.size() && i < 4; ++i)
+    os << (i ? " " : "") << names[i] << "=" << degrees[i];
+  return os.str();
+}
+
+static void enumerate(const std::vector<int64_t> &shape, int64_t devices,
+                      size_t dim, int64_t product,
+                      std::vector<int64_t> &degrees,
+                      std::vector<ParallelConfig> &out) {
+  if (dim == shape.size()) {
+    if (devices % product == 0)
+      out.push_back({degrees});
+    return;
+  }
+  for (int64_t d = 1; d <= shape[dim] && product * d <= devices; ++d) {
+    if (devices % (product * d) != 0)
+      continue;
+    degrees[dim] = d;
+    enumerate(shape, devices, dim + 1, product * d, degrees, out);
+  }
+  degrees[dim] = 1;
+}
+
+std::vector<ParallelConfig> enumerateConfigs(const std::vector<int64_t> &shape,
+                                             int64_t devices) {
+  std::vector<ParallelConfig> out;
+  if (devices < 1)
+    return out;
+  std::vector<int64_t> degrees(shape.size(), 1);
+  enumerate(shape, devices, 0, 1, degrees, out);
+  return out;
+}
+
+} // namespace hd

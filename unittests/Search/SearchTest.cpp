@@ -1,0 +1,217 @@
+//===- SearchTest.cpp - elimination search vs brute force -----------------===//
+//
+// The oracle is brute force over every combination. Graphs are random DAGs
+// of the shapes CNNs have (chains, diamonds, branches and joins, skip
+// connections) with random cost tables whose sizes are the configuration
+// counts of real 2-D and 4-D layers on 2, 4 and 6 devices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hd/Search/Search.h"
+#include "hd/Tiling/ParallelConfig.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace hd;
+
+namespace {
+
+std::vector<double> randomTable(std::mt19937 &rng, size_t n) {
+  std::uniform_real_distribution<double> u(0.0, 10.0);
+  std::vector<double> t(n);
+  for (double &v : t)
+    v = u(rng);
+  return t;
+}
+
+enum class Shape { Chain, Diamond, BranchJoin, RandomDag, Dense };
+
+/// Builds a DAG of `nodes` nodes; each node's configuration count is that of
+/// a 2-D or 4-D layer (small enough for brute force) on `devices` devices.
+SearchGraph randomGraph(std::mt19937 &rng, Shape shape, int nodes,
+                        int64_t devices) {
+  int64_t small = enumerateConfigs({64, 64}, devices).size();
+  int64_t big = enumerateConfigs({64, 64, 8, 8}, devices).size();
+  SearchGraph g;
+  std::uniform_int_distribution<int> coin(0, 3);
+  for (int n = 0; n < nodes; ++n)
+    g.addNode(randomTable(rng, coin(rng) == 0 && devices <= 4 ? big : small));
+  auto edge = [&](int a, int b) {
+    g.addEdge(a, b, randomTable(rng, g.numConfigs(a) * g.numConfigs(b)));
+  };
+  switch (shape) {
+  case Shape::Chain:
+    for (int n = 1; n < nodes; ++n)
+      edge(n - 1, n);
+    break;
+  case Shape::Diamond: // 0 -> {1..k} -> last, plus a tail.
+    for (int n = 1; n + 1 < nodes; ++n) {
+      edge(0, n);
+      edge(n, nodes - 1);
+    }
+    break;
+  case Shape::BranchJoin: { // Inception-like: branches of length 1-2.
+    int n = 1;
+    while (n + 1 < nodes) {
+      if (n + 2 < nodes && coin(rng) < 2) {
+        edge(0, n);
+        edge(n, n + 1);
+        edge(n + 1, nodes - 1);
+        n += 2;
+      } else {
+        edge(0, n);
+        edge(n, nodes - 1);
+        n += 1;
+      }
+    }
+    if (coin(rng) == 0)
+      edge(0, nodes - 1); // A residual skip.
+    break;
+  }
+  case Shape::RandomDag:
+    for (int n = 1; n < nodes; ++n) {
+      std::uniform_int_distribution<int> pick(0, n - 1);
+      edge(pick(rng), n);
+      if (coin(rng) == 0)
+        edge(pick(rng), n); // A join (possibly a parallel edge).
+    }
+    break;
+  case Shape::Dense: // DenseNet-like: every node feeds every later one.
+    for (int a = 0; a < nodes; ++a)
+      for (int b = a + 1; b < nodes; ++b)
+        edge(a, b);
+    break;
+  }
+  return g;
+}
+
+void expectOptimal(const SearchGraph &g, const std::string &what) {
+  ASSERT_EQ(g.validate(), "");
+  std::optional<SearchResult> brute = searchBruteForce(g, 50'000'000);
+  ASSERT_TRUE(brute) << what << ": too big for brute force";
+  SearchResult found = searchOptimal(g);
+  EXPECT_TRUE(found.stats.exact) << what;
+  EXPECT_NEAR(found.cost, brute->cost, 1e-9 * std::max(1.0, brute->cost))
+      << what;
+  // The reported cost is the cost of the reported choice.
+  EXPECT_NEAR(evaluate(g, found.choice), found.cost, 1e-9) << what;
+}
+
+} // namespace
+
+TEST(ConfigCount, DivisorProducts) {
+  // 4-D layer: products dividing 2, 4, 6, 16 over (n, c, h, w).
+  EXPECT_EQ(enumerateConfigs({64, 64, 8, 8}, 2).size(), 5u);
+  EXPECT_EQ(enumerateConfigs({64, 64, 8, 8}, 4).size(), 15u);
+  EXPECT_EQ(enumerateConfigs({64, 64, 8, 8}, 6).size(), 25u);
+  EXPECT_EQ(enumerateConfigs({64, 64, 32, 32}, 16).size(), 70u);
+  // An 8x8 map cannot take h=16 or w=16.
+  EXPECT_EQ(enumerateConfigs({64, 64, 8, 8}, 16).size(), 68u);
+  EXPECT_EQ(enumerateConfigs({64, 64}, 6).size(), 9u);
+  // Degrees never exceed the dimension: a 3x3 map allows h, w <= 3.
+  for (const ParallelConfig &c : enumerateConfigs({32, 8, 3, 3}, 12)) {
+    EXPECT_LE(c.degrees[2], 3);
+    EXPECT_LE(c.degrees[3], 3);
+    EXPECT_EQ(12 % c.tasks(), 0);
+  }
+  // Fewer tasks than devices are candidates.
+  auto configs = enumerateConfigs({64, 64}, 12);
+  EXPECT_NE(std::find(configs.begin(), configs.end(), ParallelConfig{{3, 1}}),
+            configs.end());
+  EXPECT_NE(std::find(configs.begin(), configs.end(), ParallelConfig{{1, 1}}),
+            configs.end());
+}
+
+class SearchVsBruteForce : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(SearchVsBruteForce, RandomDags) {
+  int64_t devices = GetParam();
+  std::mt19937 rng(1802 + devices);
+  int checked = 0;
+  for (Shape shape : {Shape::Chain, Shape::Diamond, Shape::BranchJoin,
+                      Shape::RandomDag, Shape::Dense}) {
+    for (int trial = 0; trial < 30; ++trial) {
+      int maxNodes = shape == Shape::Dense ? 5 : 7;
+      int nodes = 2 + trial % (maxNodes - 1);
+      SearchGraph g = randomGraph(rng, shape, nodes, devices);
+      if (combinationCount(g) > 20'000'000)
+        continue;
+      expectOptimal(g, "shape " + std::to_string(int(shape)) + " trial " +
+                           std::to_string(trial));
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 120);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, SearchVsBruteForce,
+                         ::testing::Values(2, 4, 6));
+
+// A series-parallel graph reduces to one node; a dense one does not, and is
+// still solved exactly by variable elimination.
+TEST(Search, EliminationStats) {
+  std::mt19937 rng(7);
+  SearchGraph chain = randomGraph(rng, Shape::Chain, 6, 4);
+  SearchResult r = searchOptimal(chain);
+  EXPECT_EQ(r.stats.remainingNodes, 1);
+  EXPECT_EQ(r.stats.nodeEliminations + r.stats.leafEliminations, 5);
+
+  SearchGraph dense = randomGraph(rng, Shape::Dense, 5, 2);
+  SearchOptions noEnumeration;
+  noEnumeration.enumerationLimit = 1; // Force variable elimination.
+  SearchResult ve = searchOptimal(dense, noEnumeration);
+  EXPECT_GT(ve.stats.remainingNodes, 2);
+  EXPECT_GT(ve.stats.largestFactor, 0);
+  EXPECT_TRUE(ve.stats.exact);
+  EXPECT_NEAR(ve.cost, searchBruteForce(dense, 1e8)->cost, 1e-9);
+}
+
+// Above the factor limit the search says it is not exact, returns a real
+// choice, and brackets the optimum between its lower bound and its cost.
+TEST(Search, BoundWhenTooWide) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 20; ++trial) {
+    SearchGraph dense = randomGraph(rng, Shape::Dense, 6, 2);
+    SearchOptions tight;
+    tight.enumerationLimit = 1;
+    tight.factorLimit = 4;
+    SearchResult r = searchOptimal(dense, tight);
+    double optimum = searchBruteForce(dense, 1e8)->cost;
+    EXPECT_FALSE(r.stats.exact);
+    EXPECT_NEAR(evaluate(dense, r.choice), r.cost, 1e-9);
+    EXPECT_GE(r.cost, optimum - 1e-9);
+    EXPECT_LE(r.stats.lowerBound, optimum + 1e-9);
+  }
+}
+
+TEST(Search, ParallelEdgesMerge) {
+  SearchGraph g;
+  g.addNode({1, 5});
+  g.addNode({5, 1});
+  g.addEdge(0, 1, {0, 3, 3, 0});
+  g.addEdge(0, 1, {0, 4, 4, 0});
+  SearchResult r = searchOptimal(g);
+  EXPECT_EQ(r.stats.edgeEliminations, 1);
+  EXPECT_DOUBLE_EQ(r.cost, 6); // Both 0 (1+5) or both 1 (5+1); mixed >= 9.
+}
+
+TEST(Search, BruteForceRefusesAboveLimit) {
+  std::mt19937 rng(3);
+  SearchGraph g = randomGraph(rng, Shape::Chain, 7, 6);
+  EXPECT_FALSE(searchBruteForce(g, 10).has_value());
+}
+
+TEST(SearchGraph, ValidateRejectsMalformed) {
+  SearchGraph g;
+  g.addNode({1, 2});
+  g.addNode({});
+  EXPECT_NE(g.validate(), "");
+  SearchGraph h;
+  h.addNode({1, 2});
+  h.addNode({1});
+  h.addEdge(0, 1, {1, 2, 3});
+  EXPECT_NE(h.validate().find("expected 2"), std::string::npos);
+}
