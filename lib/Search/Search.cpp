@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <thread>
 #include <utility>
 
 namespace hd {
@@ -153,6 +154,30 @@ void Eliminator::eliminateLeaf(int j) {
   ++stats.leafEliminations;
 }
 
+/// Rows [rowBegin, rowEnd) of the min-plus product that eliminates a series
+/// node: merged[a][c] = min over b of in[a][b] + self[b] + out[b][c]. The
+/// inner loop is branch-free so the compiler vectorizes it.
+static void minPlusRows(int rowBegin, int rowEnd, int cj, int ck,
+                        const double *__restrict in,
+                        const double *__restrict self,
+                        const double *__restrict out,
+                        double *__restrict merged, int *__restrict argmin) {
+  for (int a = rowBegin; a < rowEnd; ++a) {
+    double *__restrict row = merged + static_cast<size_t>(a) * ck;
+    int *__restrict arg = argmin + static_cast<size_t>(a) * ck;
+    for (int b = 0; b < cj; ++b) {
+      double base = in[static_cast<size_t>(a) * cj + b] + self[b];
+      const double *__restrict e = out + static_cast<size_t>(b) * ck;
+      for (int c = 0; c < ck; ++c) {
+        double v = base + e[c];
+        bool better = v < row[c];
+        row[c] = better ? v : row[c];
+        arg[c] = better ? b : arg[c];
+      }
+    }
+  }
+}
+
 void Eliminator::eliminateSeriesNode(int j) {
   auto it = adjacent[j].begin();
   int i = *it++, k = *it;
@@ -162,21 +187,20 @@ void Eliminator::eliminateSeriesNode(int j) {
   std::vector<double> merged(static_cast<size_t>(ci) * ck, kInf);
   Elimination rec{j, {i, k}, {ci, ck},
                   std::vector<int>(static_cast<size_t>(ci) * ck, 0)};
-  for (int a = 0; a < ci; ++a) {
-    double *row = &merged[static_cast<size_t>(a) * ck];
-    int *arg = &rec.argmin[static_cast<size_t>(a) * ck];
-    for (int b = 0; b < cj; ++b) {
-      double base = in[static_cast<size_t>(a) * cj + b] + unary[j][b];
-      const double *e = &out[static_cast<size_t>(b) * ck];
-      for (int c = 0; c < ck; ++c) {
-        double v = base + e[c];
-        if (v < row[c]) {
-          row[c] = v;
-          arg[c] = b;
-        }
-      }
-    }
-  }
+  // O(ci * cj * ck): split the rows over the cores when it is large.
+  unsigned threads = static_cast<int64_t>(ci) * cj * ck < (1 << 22)
+                         ? 1
+                         : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, ci);
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(minPlusRows, ci * t / threads, ci * (t + 1) / threads,
+                      cj, ck, in.data(), unary[j].data(), out.data(),
+                      merged.data(), rec.argmin.data());
+  minPlusRows(0, ci / threads, cj, ck, in.data(), unary[j].data(), out.data(),
+              merged.data(), rec.argmin.data());
+  for (std::thread &t : pool)
+    t.join();
   addPair(i, k, merged);
   eliminations.push_back(std::move(rec));
   alive[j] = false;

@@ -8,19 +8,6 @@
 
 namespace hd {
 
-Range intersect(Range a, Range b) {
-  Range r{std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
-  if (r.hi < r.lo)
-    r.hi = r.lo;
-  return r;
-}
-
-Range blockPart(int64_t size, int64_t degree, int64_t index) {
-  int64_t base = size / degree, extra = size % degree;
-  int64_t lo = index * base + std::min(index, extra);
-  return {lo, lo + base + (index < extra ? 1 : 0)};
-}
-
 TileBox::TileBox(std::vector<Range> ranges) : rank_(ranges.size()) {
   assert(ranges.size() <= kMaxRank && "rank exceeds kMaxRank");
   std::copy(ranges.begin(), ranges.end(), ranges_.begin());
@@ -31,13 +18,6 @@ TileBox TileBox::whole(const std::vector<int64_t> &shape) {
   for (int64_t d : shape)
     ranges.push_back({0, d});
   return TileBox(std::move(ranges));
-}
-
-int64_t TileBox::volume() const {
-  int64_t v = 1;
-  for (unsigned i = 0; i < rank_; ++i)
-    v *= ranges_[i].size();
-  return v;
 }
 
 bool TileBox::operator==(const TileBox &o) const {

@@ -34,12 +34,29 @@ struct Range {
   bool operator!=(const Range &o) const { return !(*this == o); }
 };
 
-Range intersect(Range a, Range b);
+inline Range intersect(Range a, Range b) {
+  Range r{a.lo > b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi};
+  if (r.hi < r.lo)
+    r.hi = r.lo;
+  return r;
+}
 
 /// Part `index` of [0, size) split into `degree` blocks. The first
 /// size % degree parts are one larger, so 17 split in 2 gives 9 + 8.
 /// Requires 1 <= degree and 0 <= index < degree.
-Range blockPart(int64_t size, int64_t degree, int64_t index);
+inline Range blockPart(int64_t size, int64_t degree, int64_t index) {
+  int64_t base = size / degree, extra = size % degree;
+  int64_t lo = index * base + (index < extra ? index : extra);
+  return {lo, lo + base + (index < extra ? 1 : 0)};
+}
+
+/// The index of the block part of [0, size) split in `degree` that holds
+/// element `e`.
+inline int64_t blockPartOf(int64_t size, int64_t degree, int64_t e) {
+  int64_t base = size / degree, extra = size % degree;
+  int64_t bigSpan = extra * (base + 1);
+  return e < bigSpan ? e / (base + 1) : extra + (e - bigSpan) / base;
+}
 
 /// A box of a tensor of rank <= kMaxRank.
 class TileBox {
@@ -54,7 +71,12 @@ public:
   const Range &operator[](unsigned dim) const { return ranges_[dim]; }
 
   /// Number of elements; 0 when any range is empty.
-  int64_t volume() const;
+  int64_t volume() const {
+    int64_t v = 1;
+    for (unsigned i = 0; i < rank_; ++i)
+      v *= ranges_[i].size();
+    return v;
+  }
   bool empty() const { return volume() == 0; }
   bool operator==(const TileBox &o) const;
   bool operator!=(const TileBox &o) const { return !(*this == o); }

@@ -1,0 +1,110 @@
+//===- CostModel.h - time of a layer, a transfer, a sync --------*- C++ -*-===//
+//
+// The paper's three terms, independent of MLIR:
+//   t_c  forward + backward time of the layer's largest tile: a roofline
+//        estimate per pass (FLOPs at peak * efficiency against bytes at
+//        memory bandwidth, plus a launch), unless the profile database has a
+//        measurement;
+//   t_x  time to move, forward and backward, the parts of each consumer
+//        tile's input box that other devices hold, from the exact boxes;
+//        bytes are charged to the links they cross (pair links and device
+//        ports inside a node, network interfaces between nodes) and the
+//        most-loaded one sets the time;
+//   t_s  ring all-reduce of each replica group's gradient shard over the
+//        slowest link of the group.
+// Tasks of a layer run on devices 0..k-1 in row-major tile order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_COSTMODEL_COSTMODEL_H
+#define HD_COSTMODEL_COSTMODEL_H
+
+#include "hd/CostModel/LayerGraph.h"
+#include "hd/CostModel/Machine.h"
+#include "hd/CostModel/ProfileDB.h"
+#include "hd/CostModel/Transfer.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hd {
+
+struct LayerCost {
+  double computeMs = 0; // t_c, including batch-norm/softmax statistic syncs
+  double syncMs = 0;    // t_s
+  double syncBytes = 0; // bytes the gradient all-reduce moves, all links
+  bool measured = false; // t_c came from the profile database
+};
+
+struct TransferCost {
+  double ms = 0;    // forward + backward
+  double bytes = 0; // forward + backward, remote only
+};
+
+/// Every const member is safe to call from several threads at once.
+class CostModel {
+public:
+  explicit CostModel(Machine machine, ProfileDB profile = {})
+      : machine(std::move(machine)), profile(std::move(profile)) {}
+
+  const Machine &getMachine() const { return machine; }
+
+  LayerCost layerCost(const Layer &layer, const ParallelConfig &config) const;
+
+  /// t_x of the edge from `producer` into operand `operand` of `consumer`.
+  TransferCost transferCost(const Layer &producer,
+                            const ParallelConfig &producerConfig,
+                            const Layer &consumer, unsigned operand,
+                            const ParallelConfig &consumerConfig) const;
+  /// The same, from the consumer tasks' input boxes (consumerTiles), which
+  /// do not depend on the producer's configuration: tables reuse them.
+  TransferCost transferCost(const std::vector<int64_t> &producerShape,
+                            const ParallelConfig &producerConfig,
+                            const ConsumerTiles &tiles) const;
+
+  /// Ring all-reduce of `bytes` over `devices`, with `sharing` rings
+  /// crossing each network interface at once.
+  double allReduceMs(double bytes, const std::vector<int64_t> &devices,
+                     int64_t sharing) const;
+
+  /// Bytes one device needs for this layer's task `task`: parameters,
+  /// gradients and momentum of its shard, its output tile and that tile's
+  /// gradient, and the input it receives from other devices.
+  int64_t taskMemoryBytes(const Layer &layer, const ParallelConfig &config,
+                          int64_t task, int64_t receivedBytes) const;
+
+private:
+  double rooflineMs(double flops, double bytes, bool dense) const;
+
+  double analyticComputeMs(const Layer &layer,
+                           const ParallelConfig &config) const;
+
+  Machine machine;
+  ProfileDB profile;
+};
+
+/// Per-layer and total cost of a whole strategy.
+struct LayerReport {
+  LayerCost cost;
+  double inTransferMs = 0;
+  double inTransferBytes = 0;
+  int64_t memBytes = 0; // the largest of the layer's tasks
+};
+
+struct StrategyCost {
+  double computeMs = 0, transferMs = 0, syncMs = 0;
+  double commBytes = 0;
+  int64_t peakMemBytes = 0; // the device that needs the most
+  std::vector<LayerReport> layers;
+
+  double totalMs() const { return computeMs + transferMs + syncMs; }
+};
+
+StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
+                              const std::vector<ParallelConfig> &strategy);
+
+} // namespace hd
+
+#endif // HD_COSTMODEL_COSTMODEL_H

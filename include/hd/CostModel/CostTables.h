@@ -1,0 +1,72 @@
+//===- CostTables.h - cost tables of a layer graph for the search -*- C++ -*-===//
+//
+// Turns a layer graph, its candidate configurations and a cost model into the
+// search's graph of tables: node = t_c + t_s per configuration, edge = t_x
+// per pair of configurations. Layers with equal signatures and candidates
+// share one table (Inception repeats its blocks), so each distinct table is
+// computed once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_COSTMODEL_COSTTABLES_H
+#define HD_COSTMODEL_COSTTABLES_H
+
+#include "hd/CostModel/CostModel.h"
+#include "hd/Search/SearchGraph.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hd {
+
+/// One activation edge of the layer graph.
+struct LayerEdge {
+  int producer, consumer;
+  unsigned operand;
+};
+
+class CostTables {
+public:
+  CostTables(const CostModel &model, const LayerGraph &graph,
+             std::vector<std::vector<ParallelConfig>> candidates);
+
+  const std::vector<std::vector<ParallelConfig>> &getCandidates() const {
+    return candidates;
+  }
+  const std::vector<LayerEdge> &getEdges() const { return edges; }
+
+  /// The search graph: one node per layer, one edge per LayerEdge (same
+  /// order). Computes every table.
+  SearchGraph buildSearchGraph();
+
+  /// Cost of layer `l` in candidate `c` (t_c + t_s).
+  double nodeCost(int l, int c);
+  /// t_x of edge `e` with its producer in candidate `p`, consumer in `c`.
+  double edgeCost(int e, int p, int c);
+
+  /// For each layer: the best other candidate with every other layer fixed
+  /// as in `choice`, and how much slower the iteration would be; -1 when the
+  /// layer has a single candidate.
+  std::vector<std::pair<int, double>>
+  runnersUp(const std::vector<int> &choice);
+
+private:
+  const std::vector<double> &nodeTable(int l);
+  const std::vector<double> &edgeTable(int e);
+  std::vector<double> computeEdgeTable(int e) const;
+  /// Whether layer `l` reads exactly its own output tile from `operand`.
+  bool readsOwnTile(int l, unsigned operand) const;
+
+  const CostModel &model;
+  const LayerGraph &graph;
+  std::vector<std::vector<ParallelConfig>> candidates;
+  std::vector<LayerEdge> edges;
+  std::vector<std::vector<int>> edgesOf; // per layer: incident edge indices
+  std::vector<std::string> nodeKeys, edgeKeys;
+  std::map<std::string, std::vector<double>> nodeCache, edgeCache;
+};
+
+} // namespace hd
+
+#endif // HD_COSTMODEL_COSTTABLES_H

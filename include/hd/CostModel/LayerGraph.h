@@ -1,0 +1,64 @@
+//===- LayerGraph.h - what the cost model knows of a network ---*- C++ -*-===//
+//
+// Plain C++: a layer is a shape, counts, and a function from an output tile
+// to the input box it reads. The MLIR pass fills it from LayerOpInterface;
+// tests build it by hand.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_COSTMODEL_LAYERGRAPH_H
+#define HD_COSTMODEL_LAYERGRAPH_H
+
+#include "hd/Tiling/ParallelConfig.h"
+#include "hd/Tiling/TileBox.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hd {
+
+/// How a layer's compute scales, for the analytic estimate.
+enum class LayerKind {
+  Conv,        // dense: forward, backward-data, backward-weights
+  Linear,      // dense: same three passes
+  Pool,        // windowed, memory-bound
+  BatchNorm,   // statistics over the global batch
+  Elementwise, // relu, dropout, add
+  Concat,      // a copy
+  Flatten,     // a view: free
+  Loss,        // softmax cross-entropy
+};
+
+struct LayerInput {
+  /// Index of the producing layer, or -1 for a graph input (images and
+  /// labels), which every task loads for itself.
+  int producer = -1;
+  std::vector<int64_t> shape;
+};
+
+struct Layer {
+  std::string name;
+  std::string op; // "conv2d", "linear", ...
+  LayerKind kind = LayerKind::Elementwise;
+  /// The partitioned shape: what a configuration splits.
+  std::vector<int64_t> shape;
+  int64_t params = 0;
+  /// Forward FLOPs of the whole layer.
+  int64_t forwardFlops = 0;
+  std::vector<LayerInput> inputs;
+  /// The box of input `operand` that the output tile reads.
+  std::function<TileBox(unsigned operand, const TileBox &tile)> inputBox;
+  /// Op, attributes and shapes: layers with equal signatures cost the same
+  /// under the same configuration. Keys the profile database.
+  std::string signature;
+};
+
+/// Layers in topological order.
+struct LayerGraph {
+  std::vector<Layer> layers;
+};
+
+} // namespace hd
+
+#endif // HD_COSTMODEL_LAYERGRAPH_H

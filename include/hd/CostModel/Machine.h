@@ -1,0 +1,61 @@
+//===- Machine.h - machine descriptions --------------------------*- C++ -*-===//
+//
+// Devices grouped into nodes. A transfer between two devices of one node uses
+// that pair's intra-node link; a transfer between nodes goes through each
+// node's network interface, shared by all the node's devices.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_COSTMODEL_MACHINE_H
+#define HD_COSTMODEL_MACHINE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hd {
+
+struct Machine {
+  std::string name;
+  int64_t nodes = 1;
+  int64_t devicesPerNode = 1;
+  /// Per device.
+  double peakGflops = 0;  // fp32
+  double memGbps = 0;     // memory bandwidth, GB/s
+  double memGib = 0;      // memory capacity
+  double launchUs = 0;    // fixed cost of one kernel
+  /// Fraction of peak that dense kernels (convolution, GEMM) reach; the
+  /// roofline's compute roof is peak * efficiency.
+  double efficiency = 0.5;
+  /// Links, GB/s per direction.
+  double intraNodeGbps = 0; // one device pair inside a node
+  double deviceGbps = 0;    // all of one device's intra-node links together
+  double interNodeGbps = 0; // one node's network interface
+  double latencyUs = 0;     // per message
+  /// Optional measured layer times (a profile database file).
+  std::string profile;
+
+  int64_t numDevices() const { return nodes * devicesPerNode; }
+  int64_t nodeOf(int64_t device) const { return device / devicesPerNode; }
+};
+
+/// The compiled-in machines: "cpu", "p100-cluster", "h200-node".
+std::vector<std::string> builtinMachineNames();
+
+/// A built-in name or the path of a machine JSON file. Errors name the file
+/// and the offending field.
+llvm::Expected<Machine> loadMachine(llvm::StringRef nameOrPath);
+
+/// Parses a machine description; `origin` names it in errors.
+llvm::Expected<Machine> parseMachine(llvm::StringRef json,
+                                     llvm::StringRef origin);
+
+/// The machine as JSON, in the format parseMachine reads.
+std::string machineToJSON(const Machine &machine);
+
+} // namespace hd
+
+#endif // HD_COSTMODEL_MACHINE_H

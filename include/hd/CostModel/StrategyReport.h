@@ -1,0 +1,68 @@
+//===- StrategyReport.h - strategy reports: JSON, table, DOT ---*- C++ -*-===//
+//
+// The report of docs/design.md. The same JSON file re-imports as a strategy
+// (import=), checked against the model's hash.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_COSTMODEL_STRATEGYREPORT_H
+#define HD_COSTMODEL_STRATEGYREPORT_H
+
+#include "hd/CostModel/CostModel.h"
+#include "hd/CostModel/CostTables.h"
+#include "hd/Search/Search.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hd {
+
+struct LayerEntry {
+  std::string name, op;
+  ParallelConfig config;
+  LayerReport cost;
+  /// The best other configuration with the rest of the strategy fixed, and
+  /// how much slower the iteration would be with it.
+  std::optional<ParallelConfig> runnerUp;
+  double runnerUpExtraMs = 0;
+};
+
+struct StrategyReport {
+  std::string model, modelHash, machine, strategy;
+  int64_t devices = 1;
+  int64_t batch = 1;
+  StrategyCost cost;
+  double searchMs = 0;
+  /// Set when a search ran (layerwise, exhaustive).
+  std::optional<SearchStats> search;
+  std::vector<LayerEntry> layers;
+  std::vector<LayerEdge> edges;
+
+  double imagesPerSecond() const {
+    return cost.totalMs() > 0 ? batch / (cost.totalMs() * 1e-3) : 0;
+  }
+};
+
+std::string reportToJSON(const StrategyReport &report);
+/// The human table: one row per layer, then the totals.
+std::string reportTable(const StrategyReport &report);
+/// Graphviz: one box per layer coloured by its split, edges labelled with
+/// their transfer time.
+std::string reportToDOT(const StrategyReport &report);
+
+/// A strategy read back from a report.
+struct ImportedStrategy {
+  std::string model, modelHash;
+  int64_t devices = 0;
+  /// Per layer, in file order: name and degrees (n, c[, h, w]).
+  std::vector<std::pair<std::string, std::vector<int64_t>>> layers;
+};
+
+llvm::Expected<ImportedStrategy> readStrategy(llvm::StringRef path);
+
+} // namespace hd
+
+#endif // HD_COSTMODEL_STRATEGYREPORT_H

@@ -1,0 +1,73 @@
+//===- Transfer.h - who sends what to whom between two layers --*- C++ -*-===//
+//
+// The data a consumer layer's tasks need from a producer layer's tasks, from
+// the exact boxes, summarized as the load on every resource a transfer uses:
+// each intra-node device pair's link, each device's intra-node ports, and
+// each node's network interface (both directions), plus message counts.
+//
+// Two exact ways to get there:
+//   - enumeration: every (producer task, consumer task) pair that overlaps;
+//   - separable: when each dimension of a consumer task's input box depends
+//     on at most one coordinate of the task in the consumer's grid (true of
+//     every hd layer), per-device totals factor into per-dimension sums, and
+//     only same-node pairs need visiting. Tables use this one; tests check
+//     it against enumeration.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_COSTMODEL_TRANSFER_H
+#define HD_COSTMODEL_TRANSFER_H
+
+#include "hd/CostModel/LayerGraph.h"
+#include "hd/CostModel/Machine.h"
+
+#include <vector>
+
+namespace hd {
+
+/// One remote movement of elements between two devices.
+struct Flow {
+  int64_t src, dst;
+  int64_t elements;
+};
+
+/// The input boxes that every task of a consumer reads from one operand.
+struct ConsumerTiles {
+  std::vector<int64_t> degrees;  // the consumer's configuration
+  std::vector<TileBox> boxes;    // per consumer task
+  std::vector<int64_t> coords;   // per task, its grid coordinates (flat)
+  /// Separable form: for each dim of the operand, the consumer grid
+  /// coordinate its range depends on (-1: the same for every task) and the
+  /// range for each value of that coordinate.
+  bool separable = false;
+  std::vector<int> coordOf;
+  std::vector<std::vector<Range>> ranges;
+};
+
+ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
+                            const ParallelConfig &config);
+
+/// Loads of one transfer phase (forward); backward is its mirror image.
+struct TransferLoads {
+  double maxPairBytes = 0;             // busiest intra-node device pair
+  std::vector<double> devOut, devIn;   // intra-node bytes per device
+  std::vector<double> nicOut, nicIn;   // inter-node bytes per node
+  std::vector<int64_t> msgsOut, msgsIn;
+  int64_t elements = 0;                // all remote elements
+};
+
+/// Exact loads; `allowSeparable` false forces enumeration.
+void transferLoads(const Machine &machine,
+                   const std::vector<int64_t> &producerShape,
+                   const ParallelConfig &producer, const ConsumerTiles &tiles,
+                   bool allowSeparable, TransferLoads &loads);
+
+/// Calls `flow` for every (producer task, consumer task) pair on different
+/// devices that must move data; each pair once.
+void forEachFlow(const std::vector<int64_t> &producerShape,
+                 const ParallelConfig &producer, const ConsumerTiles &tiles,
+                 const std::function<void(const Flow &)> &flow);
+
+} // namespace hd
+
+#endif // HD_COSTMODEL_TRANSFER_H

@@ -1,0 +1,291 @@
+//===- CostModel.cpp - time of a layer, a transfer, a sync ----------------===//
+
+#include "hd/CostModel/CostModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace hd {
+
+namespace {
+
+constexpr double kBytesPerElement = 4; // f32
+
+/// Devices of the tasks that share tile index `cIndex` along c: a replica
+/// group of the layer's parameters.
+std::vector<std::vector<int64_t>> replicaGroups(const ParallelConfig &config) {
+  const std::vector<int64_t> &d = config.degrees;
+  int64_t c = d.size() > 1 ? d[1] : 1;
+  int64_t inner = 1; // tasks per step of c: product of the dims after c
+  for (size_t i = 2; i < d.size(); ++i)
+    inner *= d[i];
+  std::vector<std::vector<int64_t>> groups(c);
+  for (int64_t t = 0; t < config.tasks(); ++t)
+    groups[(t / inner) % c].push_back(t);
+  return groups;
+}
+
+/// Groups of tasks that hold the same channels of the same... samples: the
+/// tasks that must combine per-channel (batch norm) or per-sample (softmax)
+/// statistics. `keep` selects the dims whose index stays fixed in a group.
+std::vector<std::vector<int64_t>>
+statisticGroups(const ParallelConfig &config, const std::vector<bool> &keep) {
+  const std::vector<int64_t> &d = config.degrees;
+  std::map<std::vector<int64_t>, std::vector<int64_t>> groups;
+  for (int64_t t = 0; t < config.tasks(); ++t) {
+    std::vector<int64_t> key;
+    int64_t rest = t;
+    std::vector<int64_t> index(d.size());
+    for (size_t i = d.size(); i-- > 0;) {
+      index[i] = rest % d[i];
+      rest /= d[i];
+    }
+    for (size_t i = 0; i < d.size(); ++i)
+      if (keep[i])
+        key.push_back(index[i]);
+    groups[key].push_back(t);
+  }
+  std::vector<std::vector<int64_t>> out;
+  for (auto &[key, members] : groups)
+    out.push_back(std::move(members));
+  return out;
+}
+
+/// How many of `groups` cross the busiest network interface.
+int64_t nicSharing(const Machine &m,
+                   const std::vector<std::vector<int64_t>> &groups) {
+  std::map<int64_t, int64_t> crossing;
+  for (const auto &g : groups) {
+    if (g.size() < 2)
+      continue;
+    int64_t first = m.nodeOf(g.front());
+    bool spans = std::any_of(g.begin(), g.end(), [&](int64_t dev) {
+      return m.nodeOf(dev) != first;
+    });
+    if (!spans)
+      continue;
+    std::vector<int64_t> nodes;
+    for (int64_t dev : g)
+      nodes.push_back(m.nodeOf(dev));
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    for (int64_t n : nodes)
+      ++crossing[n];
+  }
+  int64_t worst = 1;
+  for (auto &[node, count] : crossing)
+    worst = std::max(worst, count);
+  return worst;
+}
+
+/// The time of all-reducing `bytesPerGroup` in every group at once.
+double groupsAllReduceMs(const CostModel &model, double bytesPerGroup,
+                         const std::vector<std::vector<int64_t>> &groups,
+                         double *totalBytes = nullptr) {
+  int64_t sharing = nicSharing(model.getMachine(), groups);
+  double worst = 0;
+  for (const auto &g : groups) {
+    worst = std::max(worst, model.allReduceMs(bytesPerGroup, g, sharing));
+    if (totalBytes && g.size() > 1)
+      *totalBytes += 2.0 * (g.size() - 1) * bytesPerGroup;
+  }
+  return worst;
+}
+
+} // namespace
+
+double CostModel::rooflineMs(double flops, double bytes, bool dense) const {
+  double rate = machine.peakGflops * (dense ? machine.efficiency : 1.0);
+  return std::max(flops / (rate * 1e6), bytes / (machine.memGbps * 1e6)) +
+         machine.launchUs * 1e-3;
+}
+
+double CostModel::analyticComputeMs(const Layer &layer,
+                                    const ParallelConfig &config) const {
+  if (layer.kind == LayerKind::Flatten)
+    return 0; // A view of its input.
+  TileBox tile = largestTile(layer.shape, config.degrees);
+  double fraction =
+      double(tile.volume()) / double(std::max<int64_t>(1, numElements(layer.shape)));
+  double flops = layer.forwardFlops * fraction;
+  double in = 0;
+  bool needsInputGradient = false;
+  for (unsigned i = 0; i < layer.inputs.size(); ++i) {
+    in += kBytesPerElement * layer.inputBox(i, tile).volume();
+    needsInputGradient |= layer.inputs[i].producer >= 0;
+  }
+  double out = kBytesPerElement * tile.volume();
+  int64_t c = config.degrees.size() > 1 ? config.degrees[1] : 1;
+  double weights = kBytesPerElement * std::ceil(double(layer.params) / c);
+  switch (layer.kind) {
+  case LayerKind::Conv:
+  case LayerKind::Linear: {
+    double ms = rooflineMs(flops, in + weights + out, true) +   // forward
+                rooflineMs(flops, out + in + weights, true);    // weights
+    if (needsInputGradient)
+      ms += rooflineMs(flops, out + weights + in, true);        // data
+    return ms;
+  }
+  case LayerKind::BatchNorm:
+    // Backward needs about twice the forward work (two reductions).
+    return rooflineMs(flops, in + out, false) +
+           rooflineMs(2 * flops, 2 * out + in, false);
+  default:
+    return rooflineMs(flops, in + out, false) +
+           rooflineMs(flops, out + in + (needsInputGradient ? in : 0), false);
+  }
+}
+
+LayerCost CostModel::layerCost(const Layer &layer,
+                               const ParallelConfig &config) const {
+  LayerCost cost;
+  TileBox tile = largestTile(layer.shape, config.degrees);
+  std::vector<int64_t> tileShape;
+  for (unsigned d = 0; d < tile.rank(); ++d)
+    tileShape.push_back(tile[d].size());
+  if (std::optional<double> ms = profile.lookup(layer.signature, tileShape)) {
+    cost.computeMs = *ms;
+    cost.measured = true;
+  } else {
+    cost.computeMs = analyticComputeMs(layer, config);
+  }
+
+  // Statistics shared across tasks: batch norm's per-channel sums (forward
+  // and backward) among tasks holding the same channels, softmax's
+  // per-sample max and sum among tasks holding the same samples.
+  if (layer.kind == LayerKind::BatchNorm) {
+    int64_t channels = blockPart(layer.shape[1], config.degrees[1], 0).size();
+    auto groups = statisticGroups(config, {false, true, false, false});
+    cost.computeMs +=
+        2 * groupsAllReduceMs(*this, 2 * kBytesPerElement * channels, groups);
+  } else if (layer.kind == LayerKind::Loss) {
+    int64_t samples = blockPart(layer.shape[0], config.degrees[0], 0).size();
+    auto groups = statisticGroups(config, {true, false});
+    cost.computeMs +=
+        2 * groupsAllReduceMs(*this, kBytesPerElement * samples, groups);
+  }
+
+  // Gradient sync: parameters split along c, replicated along n, h, w.
+  if (layer.params > 0) {
+    int64_t c = config.degrees.size() > 1 ? config.degrees[1] : 1;
+    double shard = kBytesPerElement * std::ceil(double(layer.params) / c);
+    cost.syncMs = groupsAllReduceMs(*this, shard, replicaGroups(config),
+                                    &cost.syncBytes);
+  }
+  return cost;
+}
+
+double CostModel::allReduceMs(double bytes,
+                              const std::vector<int64_t> &devices,
+                              int64_t sharing) const {
+  int64_t r = devices.size();
+  if (r < 2 || bytes <= 0)
+    return 0;
+  int64_t node = machine.nodeOf(devices.front());
+  bool oneNode = std::all_of(devices.begin(), devices.end(), [&](int64_t d) {
+    return machine.nodeOf(d) == node;
+  });
+  double gbps =
+      oneNode ? machine.intraNodeGbps : machine.interNodeGbps / sharing;
+  // Reduce-scatter then all-gather: 2(r-1) steps of bytes/r each.
+  return 2.0 * (r - 1) / r * bytes / (gbps * 1e6) +
+         2.0 * (r - 1) * machine.latencyUs * 1e-3;
+}
+
+TransferCost CostModel::transferCost(const std::vector<int64_t> &producerShape,
+                                     const ParallelConfig &producerConfig,
+                                     const ConsumerTiles &tiles) const {
+  thread_local TransferLoads loads;
+  transferLoads(machine, producerShape, producerConfig, tiles,
+                /*allowSeparable=*/true, loads);
+  TransferCost cost;
+  if (loads.elements == 0)
+    return cost;
+  auto ms = [](double bytes, double gbps) { return bytes / (gbps * 1e6); };
+  double worst = ms(loads.maxPairBytes, machine.intraNodeGbps);
+  for (size_t d = 0; d < loads.devOut.size(); ++d)
+    worst = std::max({worst, ms(loads.devOut[d], machine.deviceGbps),
+                      ms(loads.devIn[d], machine.deviceGbps)});
+  for (size_t n = 0; n < loads.nicOut.size(); ++n)
+    worst = std::max({worst, ms(loads.nicOut[n], machine.interNodeGbps),
+                      ms(loads.nicIn[n], machine.interNodeGbps)});
+  int64_t messages =
+      std::max(*std::max_element(loads.msgsOut.begin(), loads.msgsOut.end()),
+               *std::max_element(loads.msgsIn.begin(), loads.msgsIn.end()));
+  // Backward sends the same boxes' gradients the other way; the links are
+  // symmetric, so it takes as long as forward.
+  cost.ms = 2 * (worst + messages * machine.latencyUs * 1e-3);
+  cost.bytes = 2 * kBytesPerElement * loads.elements;
+  return cost;
+}
+
+TransferCost CostModel::transferCost(const Layer &producer,
+                                     const ParallelConfig &producerConfig,
+                                     const Layer &consumer, unsigned operand,
+                                     const ParallelConfig &consumerConfig) const {
+  return transferCost(producer.shape, producerConfig,
+                      consumerTiles(consumer, operand, consumerConfig));
+}
+
+int64_t CostModel::taskMemoryBytes(const Layer &layer,
+                                   const ParallelConfig &config, int64_t task,
+                                   int64_t receivedBytes) const {
+  TileBox tile = tileOfTask(layer.shape, config.degrees, task);
+  int64_t c = config.degrees.size() > 1 ? config.degrees[1] : 1;
+  int64_t cIndex = 0;
+  if (config.degrees.size() > 1) {
+    int64_t inner = 1;
+    for (size_t i = 2; i < config.degrees.size(); ++i)
+      inner *= config.degrees[i];
+    cIndex = (task / inner) % c;
+  }
+  int64_t shard = blockPart(layer.params, c, cIndex).size();
+  // Parameters, gradients and momentum; the activation kept for backward
+  // and its gradient; received inputs.
+  return int64_t(kBytesPerElement) * (3 * shard + 2 * tile.volume()) +
+         receivedBytes;
+}
+
+StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
+                              const std::vector<ParallelConfig> &strategy) {
+  StrategyCost total;
+  int64_t devices = 1;
+  for (const ParallelConfig &c : strategy)
+    devices = std::max(devices, c.tasks());
+  std::vector<int64_t> deviceMem(devices, 0);
+  for (size_t l = 0; l < graph.layers.size(); ++l) {
+    const Layer &layer = graph.layers[l];
+    const ParallelConfig &config = strategy[l];
+    LayerReport report;
+    report.cost = model.layerCost(layer, config);
+    std::vector<int64_t> received(config.tasks(), 0);
+    for (unsigned i = 0; i < layer.inputs.size(); ++i) {
+      int p = layer.inputs[i].producer;
+      if (p < 0)
+        continue;
+      TransferCost t =
+          model.transferCost(graph.layers[p], strategy[p], layer, i, config);
+      report.inTransferMs += t.ms;
+      report.inTransferBytes += t.bytes;
+      forEachFlow(graph.layers[p].shape, strategy[p],
+                  consumerTiles(layer, i, config), [&](const Flow &f) {
+                    received[f.dst] += kBytesPerElement * f.elements;
+                  });
+    }
+    for (int64_t t = 0; t < config.tasks(); ++t) {
+      int64_t bytes = model.taskMemoryBytes(layer, config, t, received[t]);
+      deviceMem[t] += bytes;
+      report.memBytes = std::max(report.memBytes, bytes);
+    }
+    total.computeMs += report.cost.computeMs;
+    total.syncMs += report.cost.syncMs;
+    total.transferMs += report.inTransferMs;
+    total.commBytes += report.inTransferBytes + report.cost.syncBytes;
+    total.layers.push_back(report);
+  }
+  total.peakMemBytes = *std::max_element(deviceMem.begin(), deviceMem.end());
+  return total;
+}
+
+} // namespace hd

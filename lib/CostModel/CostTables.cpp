@@ -1,0 +1,199 @@
+//===- CostTables.cpp - cost tables of a layer graph for the search -------===//
+
+#include "hd/CostModel/CostTables.h"
+
+#include <atomic>
+#include <limits>
+#include <set>
+#include <thread>
+#include <sstream>
+
+namespace hd {
+
+static std::string candidatesKey(const std::vector<ParallelConfig> &configs) {
+  std::ostringstream os;
+  for (const ParallelConfig &c : configs) {
+    for (int64_t d : c.degrees)
+      os << d << ",";
+    os << ";";
+  }
+  return os.str();
+}
+
+static std::string shapeKey(const std::vector<int64_t> &shape) {
+  std::ostringstream os;
+  for (int64_t d : shape)
+    os << d << "x";
+  return os.str();
+}
+
+CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
+                       std::vector<std::vector<ParallelConfig>> candidates)
+    : model(model), graph(graph), candidates(std::move(candidates)),
+      edgesOf(graph.layers.size()) {
+  for (size_t l = 0; l < graph.layers.size(); ++l) {
+    const Layer &layer = graph.layers[l];
+    nodeKeys.push_back(layer.signature + "|" +
+                       candidatesKey(this->candidates[l]));
+    for (unsigned i = 0; i < layer.inputs.size(); ++i) {
+      int p = layer.inputs[i].producer;
+      if (p < 0)
+        continue;
+      int e = static_cast<int>(edges.size());
+      edges.push_back({p, static_cast<int>(l), i});
+      edgesOf[p].push_back(e);
+      edgesOf[l].push_back(e);
+      // What t_x depends on: the producer's shape and candidates, the
+      // consumer's box function and candidates. A consumer that reads
+      // exactly its own tile (relu, batch norm, add...) has the identity box
+      // function whatever its op, so those edges share tables by shape.
+      std::string boxes = readsOwnTile(l, i)
+                              ? std::string("own-tile")
+                              : layer.signature + "|" + std::to_string(i);
+      edgeKeys.push_back(shapeKey(graph.layers[p].shape) + "|" +
+                         candidatesKey(this->candidates[p]) + "|" + boxes +
+                         "|" + candidatesKey(this->candidates[l]));
+    }
+  }
+}
+
+bool CostTables::readsOwnTile(int l, unsigned operand) const {
+  const Layer &layer = graph.layers[l];
+  if (layer.inputs[operand].shape != layer.shape)
+    return false;
+  // Probe, for each dim, the candidate that splits it most: a box function
+  // that returns the tile itself for all of them is the identity.
+  for (size_t d = 0; d < layer.shape.size(); ++d) {
+    const ParallelConfig *probe = nullptr;
+    for (const ParallelConfig &c : candidates[l])
+      if (!probe || c.degrees[d] > probe->degrees[d])
+        probe = &c;
+    for (int64_t t = 0; t < probe->tasks(); ++t) {
+      TileBox tile = tileOfTask(layer.shape, probe->degrees, t);
+      if (layer.inputBox(operand, tile) != tile)
+        return false;
+    }
+  }
+  return true;
+}
+
+const std::vector<double> &CostTables::nodeTable(int l) {
+  std::vector<double> &table = nodeCache[nodeKeys[l]];
+  if (table.empty())
+    for (const ParallelConfig &c : candidates[l]) {
+      LayerCost cost = model.layerCost(graph.layers[l], c);
+      table.push_back(cost.computeMs + cost.syncMs);
+    }
+  return table;
+}
+
+const std::vector<double> &CostTables::edgeTable(int e) {
+  std::vector<double> &table = edgeCache[edgeKeys[e]];
+  if (table.empty())
+    table = computeEdgeTable(e);
+  return table;
+}
+
+std::vector<double> CostTables::computeEdgeTable(int e) const {
+  const LayerEdge &edge = edges[e];
+  const Layer &producer = graph.layers[edge.producer];
+  const Layer &consumer = graph.layers[edge.consumer];
+  const auto &pcs = candidates[edge.producer];
+  const auto &ccs = candidates[edge.consumer];
+  std::vector<double> table(pcs.size() * ccs.size());
+  // A consumer configuration's input boxes do not depend on the producer's:
+  // compute them once per column.
+  for (size_t c = 0; c < ccs.size(); ++c) {
+    ConsumerTiles tiles = consumerTiles(consumer, edge.operand, ccs[c]);
+    for (size_t p = 0; p < pcs.size(); ++p)
+      table[p * ccs.size() + c] =
+          model.transferCost(producer.shape, pcs[p], tiles).ms;
+  }
+  return table;
+}
+
+double CostTables::nodeCost(int l, int c) { return nodeTable(l)[c]; }
+
+double CostTables::edgeCost(int e, int p, int c) {
+  auto it = edgeCache.find(edgeKeys[e]);
+  if (it != edgeCache.end() && !it->second.empty())
+    return it->second[static_cast<size_t>(p) *
+                          candidates[edges[e].consumer].size() +
+                      c];
+  // No table yet (a baseline or imported strategy): one entry is cheaper.
+  const LayerEdge &edge = edges[e];
+  return model
+      .transferCost(graph.layers[edge.producer], candidates[edge.producer][p],
+                    graph.layers[edge.consumer], edge.operand,
+                    candidates[edge.consumer][c])
+      .ms;
+}
+
+SearchGraph CostTables::buildSearchGraph() {
+  // Distinct tables are independent: fill them on every core, then
+  // assemble the graph from the cache.
+  std::vector<int> todo;
+  std::set<std::string> seen;
+  for (size_t e = 0; e < edges.size(); ++e)
+    if (edgeCache[edgeKeys[e]].empty() && seen.insert(edgeKeys[e]).second)
+      todo.push_back(static_cast<int>(e));
+  std::vector<std::vector<double>> tables(todo.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < todo.size();)
+      tables[i] = computeEdgeTable(todo[i]);
+  };
+  unsigned threads = std::max(1u, std::min<unsigned>(
+                                      std::thread::hardware_concurrency(),
+                                      static_cast<unsigned>(todo.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work();
+  for (std::thread &t : pool)
+    t.join();
+  for (size_t i = 0; i < todo.size(); ++i)
+    edgeCache[edgeKeys[todo[i]]] = std::move(tables[i]);
+
+  SearchGraph g;
+  for (size_t l = 0; l < graph.layers.size(); ++l)
+    g.addNode(nodeTable(l));
+  for (size_t e = 0; e < edges.size(); ++e)
+    g.addEdge(edges[e].producer, edges[e].consumer, edgeTable(e));
+  return g;
+}
+
+std::vector<std::pair<int, double>>
+CostTables::runnersUp(const std::vector<int> &choice) {
+  std::vector<std::pair<int, double>> out;
+  for (size_t l = 0; l < graph.layers.size(); ++l) {
+    // The layer's share of the iteration time in candidate c, with its
+    // neighbours fixed.
+    auto share = [&](int c) {
+      double v = nodeCost(l, c);
+      for (int e : edgesOf[l]) {
+        const LayerEdge &edge = edges[e];
+        v += edge.producer == static_cast<int>(l)
+                 ? edgeCost(e, c, choice[edge.consumer])
+                 : edgeCost(e, choice[edge.producer], c);
+      }
+      return v;
+    };
+    double current = share(choice[l]);
+    int best = -1;
+    double bestCost = std::numeric_limits<double>::infinity();
+    for (int c = 0; c < static_cast<int>(candidates[l].size()); ++c) {
+      if (c == choice[l])
+        continue;
+      double v = share(c);
+      if (v < bestCost) {
+        bestCost = v;
+        best = c;
+      }
+    }
+    out.push_back({best, best < 0 ? 0.0 : bestCost - current});
+  }
+  return out;
+}
+
+} // namespace hd

@@ -1,0 +1,245 @@
+//===- Machine.cpp - machine descriptions ---------------------------------===//
+
+#include "hd/CostModel/Machine.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cmath>
+
+using namespace llvm;
+
+namespace hd {
+
+namespace {
+
+/// The paper's machine: 4 nodes of 4 P100 (10.6 TFLOP/s fp32, 732 GB/s,
+/// 16 GiB). NVLink 1.0 inside a node: 20 GB/s per direction per GPU pair,
+/// three peers per GPU. 100 Gb/s EDR InfiniBand: 12.5 GB/s per direction
+/// per node. The efficiency is calibrated so that one P100 predicts the
+/// paper's single-GPU throughputs (docs/results.md).
+Machine p100Cluster() {
+  Machine m;
+  m.name = "p100-cluster";
+  m.nodes = 4;
+  m.devicesPerNode = 4;
+  m.peakGflops = 10600;
+  m.memGbps = 732;
+  m.memGib = 16;
+  m.launchUs = 10;
+  m.efficiency = 0.45;
+  m.intraNodeGbps = 20;
+  m.deviceGbps = 60;
+  m.interNodeGbps = 12.5;
+  m.latencyUs = 10;
+  return m;
+}
+
+/// 8 x H200 SXM on NVSwitch: 67 TFLOP/s fp32 (no tensor cores), 4.8 TB/s,
+/// 141 GB; NVLink 4 gives each GPU 450 GB/s per direction to any peer
+/// through the switch. 400 Gb/s InfiniBand per node for multi-node runs.
+Machine h200Node() {
+  Machine m;
+  m.name = "h200-node";
+  m.nodes = 1;
+  m.devicesPerNode = 8;
+  m.peakGflops = 66900;
+  m.memGbps = 4800;
+  m.memGib = 141;
+  m.launchUs = 5;
+  m.efficiency = 0.5;
+  m.intraNodeGbps = 450;
+  m.deviceGbps = 450;
+  m.interNodeGbps = 50;
+  m.latencyUs = 5;
+  return m;
+}
+
+/// This host's processes, one per device, talking through shared-memory
+/// MPI. Nominal figures for one core with AVX-512 (oneDNN reaches about
+/// 50 GFLOP/s per core on 3x3 convolutions); `hd-profile calibrate`
+/// measures the real ones into a machine file.
+Machine cpuHost() {
+  Machine m;
+  m.name = "cpu";
+  m.nodes = 1;
+  m.devicesPerNode = 4;
+  m.peakGflops = 100;
+  m.memGbps = 10;
+  m.memGib = 4;
+  m.launchUs = 2;
+  m.efficiency = 0.5;
+  m.intraNodeGbps = 5;
+  m.deviceGbps = 5;
+  m.interNodeGbps = 1;
+  m.latencyUs = 2;
+  return m;
+}
+
+Error fieldError(StringRef origin, StringRef field, const Twine &why) {
+  return createStringError(inconvertibleErrorCode(),
+                           formatv("{0}: field '{1}' {2}", origin, field,
+                                   why.str())
+                               .str());
+}
+
+struct FieldSpec {
+  const char *name;
+  double Machine::*number; // null for integer and string fields
+  bool required;
+};
+
+} // namespace
+
+std::vector<std::string> builtinMachineNames() {
+  return {"cpu", "p100-cluster", "h200-node"};
+}
+
+Expected<Machine> parseMachine(StringRef text, StringRef origin) {
+  Expected<json::Value> parsed = json::parse(text);
+  if (!parsed)
+    return createStringError(inconvertibleErrorCode(),
+                             formatv("{0}: not valid JSON: {1}", origin,
+                                     toString(parsed.takeError()))
+                                 .str());
+  const json::Object *obj = parsed->getAsObject();
+  if (!obj)
+    return createStringError(inconvertibleErrorCode(),
+                             formatv("{0}: a machine description must be a "
+                                     "JSON object",
+                                     origin)
+                                 .str());
+  static const FieldSpec numbers[] = {
+      {"peak_gflops", &Machine::peakGflops, true},
+      {"mem_gbps", &Machine::memGbps, true},
+      {"mem_gib", &Machine::memGib, true},
+      {"launch_us", &Machine::launchUs, true},
+      {"intra_node_gbps", &Machine::intraNodeGbps, true},
+      {"inter_node_gbps", &Machine::interNodeGbps, true},
+      {"latency_us", &Machine::latencyUs, true},
+      {"efficiency", &Machine::efficiency, false},
+      {"device_gbps", &Machine::deviceGbps, false},
+  };
+  static const char *const others[] = {"name", "nodes", "devices_per_node",
+                                       "profile"};
+  // Unknown fields are errors: a typo must not silently fall back to a
+  // default.
+  for (const auto &kv : *obj) {
+    StringRef key = kv.first;
+    bool known = llvm::is_contained(others, key);
+    for (const FieldSpec &f : numbers)
+      known |= key == f.name;
+    if (!known) {
+      std::string hint;
+      unsigned best = 3;
+      for (const FieldSpec &f : numbers)
+        if (unsigned d = key.edit_distance(f.name); d < best) {
+          best = d;
+          hint = f.name;
+        }
+      for (const char *f : others)
+        if (unsigned d = key.edit_distance(f); d < best) {
+          best = d;
+          hint = f;
+        }
+      return fieldError(origin, key,
+                        hint.empty() ? "is unknown"
+                                     : "is unknown; did you mean '" + hint +
+                                           "'?");
+    }
+  }
+
+  Machine m;
+  const json::Value *name = obj->get("name");
+  if (!name || !name->getAsString() || name->getAsString()->empty())
+    return fieldError(origin, "name", "must be a non-empty string");
+  m.name = name->getAsString()->str();
+  for (const char *field : {"nodes", "devices_per_node"}) {
+    const json::Value *v = obj->get(field);
+    std::optional<int64_t> i = v ? v->getAsInteger() : std::nullopt;
+    if (!i || *i < 1 || *i > 1 << 20)
+      return fieldError(origin, field,
+                        "must be a positive integer (at most 2^20)");
+    (StringRef(field) == "nodes" ? m.nodes : m.devicesPerNode) = *i;
+  }
+  if (m.nodes * m.devicesPerNode > 1 << 20)
+    return fieldError(origin, "nodes",
+                      "times devices_per_node exceeds 2^20 devices");
+  m.deviceGbps = 0;
+  for (const FieldSpec &f : numbers) {
+    const json::Value *v = obj->get(f.name);
+    if (!v) {
+      if (f.required)
+        return fieldError(origin, f.name, "is missing");
+      continue;
+    }
+    std::optional<double> d = v->getAsNumber();
+    if (!d || !std::isfinite(*d))
+      return fieldError(origin, f.name, "must be a number");
+    bool zeroOk = StringRef(f.name) == "launch_us" ||
+                  StringRef(f.name) == "latency_us";
+    if (*d < 0 || (*d == 0 && !zeroOk))
+      return fieldError(origin, f.name,
+                        zeroOk ? "must be >= 0" : "must be positive");
+    m.*f.number = *d;
+  }
+  if (m.efficiency > 1)
+    return fieldError(origin, "efficiency",
+                      "is a fraction of peak and must be at most 1");
+  if (m.deviceGbps == 0)
+    m.deviceGbps = m.intraNodeGbps;
+  if (m.deviceGbps < m.intraNodeGbps)
+    return fieldError(origin, "device_gbps",
+                      formatv("({0}) must be at least intra_node_gbps ({1}): "
+                              "a device's links together carry at least one "
+                              "link's traffic",
+                              m.deviceGbps, m.intraNodeGbps));
+  if (const json::Value *p = obj->get("profile")) {
+    if (!p->getAsString())
+      return fieldError(origin, "profile", "must be a file path string");
+    m.profile = p->getAsString()->str();
+  }
+  return m;
+}
+
+Expected<Machine> loadMachine(StringRef nameOrPath) {
+  if (nameOrPath == "cpu")
+    return cpuHost();
+  if (nameOrPath == "p100-cluster")
+    return p100Cluster();
+  if (nameOrPath == "h200-node")
+    return h200Node();
+  ErrorOr<std::unique_ptr<MemoryBuffer>> file =
+      MemoryBuffer::getFile(nameOrPath);
+  if (!file)
+    return createStringError(
+        inconvertibleErrorCode(),
+        formatv("machine '{0}' is neither a built-in ({1}) nor a readable "
+                "file: {2}",
+                nameOrPath, join(builtinMachineNames(), ", "),
+                file.getError().message())
+            .str());
+  return parseMachine((*file)->getBuffer(), nameOrPath);
+}
+
+std::string machineToJSON(const Machine &m) {
+  json::Object o{{"name", m.name},
+                 {"nodes", m.nodes},
+                 {"devices_per_node", m.devicesPerNode},
+                 {"peak_gflops", m.peakGflops},
+                 {"mem_gbps", m.memGbps},
+                 {"mem_gib", m.memGib},
+                 {"launch_us", m.launchUs},
+                 {"efficiency", m.efficiency},
+                 {"intra_node_gbps", m.intraNodeGbps},
+                 {"device_gbps", m.deviceGbps},
+                 {"inter_node_gbps", m.interNodeGbps},
+                 {"latency_us", m.latencyUs}};
+  if (!m.profile.empty())
+    o["profile"] = m.profile;
+  return formatv("{0:2}", json::Value(std::move(o))).str();
+}
+
+} // namespace hd

@@ -1,0 +1,131 @@
+//===- LayerGraphBuilder.cpp - hd IR to the cost model's layer graph ------===//
+
+#include "LayerGraphBuilder.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace hd {
+
+static LayerKind kindOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, LayerKind>(op)
+      .Case<Conv2dOp>([](auto) { return LayerKind::Conv; })
+      .Case<LinearOp>([](auto) { return LayerKind::Linear; })
+      .Case<Pool2dOp>([](auto) { return LayerKind::Pool; })
+      .Case<BatchNormOp>([](auto) { return LayerKind::BatchNorm; })
+      .Case<ConcatOp>([](auto) { return LayerKind::Concat; })
+      .Case<FlattenOp>([](auto) { return LayerKind::Flatten; })
+      .Case<SoftmaxCrossEntropyOp>([](auto) { return LayerKind::Loss; })
+      .Default([](auto) { return LayerKind::Elementwise; });
+}
+
+/// Op name, attributes (but not the configuration) and types.
+static std::string signatureOf(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << op->getName();
+  for (NamedAttribute attr : op->getAttrs())
+    if (attr.getName() != "parallel")
+      os << " " << attr.getName() << "=" << attr.getValue();
+  os << " :";
+  for (Type t : op->getOperandTypes())
+    os << " " << t;
+  os << " ->";
+  for (Type t : op->getResultTypes())
+    os << " " << t;
+  return s;
+}
+
+/// FNV-1a, 64 bits: stable across runs and machines.
+static uint64_t fnv1a(StringRef bytes, uint64_t h = 14695981039346656037ull) {
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module) {
+  ModuleLayers result;
+  if (auto name = module->getAttrOfType<StringAttr>(
+          HDDialect::getModelAttrName()))
+    result.modelName = name.str();
+  func::FuncOp func;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal() || f.getOps<LayerOpInterface>().empty())
+      continue;
+    if (func) {
+      f.emitError() << "--layerwise-parallelize handles one training "
+                       "function per module; '"
+                    << func.getName() << "' has layers too";
+      return failure();
+    }
+    func = f;
+  }
+  if (!func)
+    return result;
+  if (result.modelName.empty())
+    result.modelName = func.getName().str();
+
+  llvm::DenseMap<Value, int> producerOf;
+  uint64_t hash = fnv1a("hd-model-1");
+  for (Operation &op : func.getBody().front()) {
+    if (isa<func::ReturnOp>(op))
+      continue;
+    auto layerOp = dyn_cast<LayerOpInterface>(op);
+    if (!layerOp) {
+      op.emitError() << "is not an hd layer; --layerwise-parallelize "
+                        "partitions graphs of hd layers only";
+      return failure();
+    }
+    Layer layer;
+    layer.name = getLayerName(&op);
+    layer.op = op.getName().stripDialect().str();
+    layer.kind = kindOf(&op);
+    layer.shape = layerOp.getPartitionedShape().vec();
+    layer.params = layerOp.getParameterCount();
+    layer.forwardFlops = layerOp.getForwardFlops();
+    layer.signature = signatureOf(&op);
+    for (Value v : op.getOperands()) {
+      auto it = producerOf.find(v);
+      layer.inputs.push_back(
+          {it == producerOf.end() ? -1 : it->second,
+           cast<RankedTensorType>(v.getType()).getShape().vec()});
+    }
+    layer.inputBox = [layerOp](unsigned operand, const TileBox &tile) mutable {
+      return layerOp.getInputBox(operand, tile);
+    };
+    hash = fnv1a(layer.signature, hash);
+    for (const LayerInput &in : layer.inputs)
+      hash = fnv1a(std::to_string(in.producer) + ";", hash);
+    producerOf[op.getResult(0)] = static_cast<int>(result.ops.size());
+    result.ops.push_back(layerOp);
+    result.graph.layers.push_back(std::move(layer));
+  }
+  result.modelHash = llvm::formatv("{0:x-16}", hash).str();
+  if (!result.graph.layers.empty())
+    result.batch = result.graph.layers.front().shape.front();
+  return result;
+}
+
+ParallelConfig toParallelConfig(PConfigAttr attr, size_t rank) {
+  ParallelConfig c;
+  c.degrees = {attr.getN(), attr.getC()};
+  if (rank == 4)
+    c.degrees.insert(c.degrees.end(),
+                     {attr.getHeightDegree(), attr.getWidthDegree()});
+  return c;
+}
+
+PConfigAttr toAttr(MLIRContext *context, const ParallelConfig &config) {
+  const auto &d = config.degrees;
+  if (d.size() == 4)
+    return PConfigAttr::get(context, d[0], d[1], d[2], d[3]);
+  return PConfigAttr::get(context, d[0], d[1], std::nullopt, std::nullopt);
+}
+
+} // namespace hd
