@@ -193,7 +193,6 @@ void LayerwiseParallelizePass::runOnOperation() {
           << " tasks but only " << numDevices << " devices are available";
       return signalPassFailure();
     }
-    ++numPinned;
   }
 
   CostModel model(target, std::move(profileDB));
@@ -279,7 +278,6 @@ void LayerwiseParallelizePass::runOnOperation() {
                   IntegerAttr::get(IntegerType::get(context, 64), numDevices));
   for (size_t l = 0; l < n; ++l)
     layers.ops[l]->setAttr("parallel", toAttr(context, chosen[l]));
-  numLayers = n;
   for (size_t l = 0; l < n; ++l)
     if (failed(verifyLayerConfig(layers.ops[l])))
       return signalPassFailure();

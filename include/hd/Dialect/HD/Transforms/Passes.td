@@ -79,10 +79,6 @@ def LayerwiseParallelizePass
            "Profile database of measured layer times (overrides the "
            "machine's)">,
   ];
-  let statistics = [
-    Statistic<"numLayers", "layers", "Layers configured">,
-    Statistic<"numPinned", "pinned", "Layers kept as pinned">,
-  ];
 }
 
 #endif // HD_DIALECT_HD_TRANSFORMS_PASSES_TD

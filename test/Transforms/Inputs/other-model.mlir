@@ -1,0 +1,11 @@
+// Like small-cnn.mlir with a wider second convolution: another model hash.
+module attributes {hd.model = "other"} {
+  func.func @other(%x: tensor<16x3x32x32xf32>, %y: tensor<16xi32>) -> tensor<f32> {
+    %c1 = hd.conv2d %x {out_channels = 32 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<16x3x32x32xf32> -> tensor<16x32x32x32xf32> loc("conv1")
+    %g = hd.pool2d avg %c1 {global, kernel = array<i64: 32, 32>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : tensor<16x32x32x32xf32> -> tensor<16x32x1x1xf32> loc("gap")
+    %f = hd.flatten %g : tensor<16x32x1x1xf32> -> tensor<16x32xf32> loc("flatten")
+    %l = hd.linear %f {out_features = 10 : i64, bias = true} : tensor<16x32xf32> -> tensor<16x10xf32> loc("fc")
+    %loss = hd.softmax_cross_entropy %l, %y : tensor<16x10xf32>, tensor<16xi32> -> tensor<f32> loc("loss")
+    return %loss : tensor<f32>
+  }
+}

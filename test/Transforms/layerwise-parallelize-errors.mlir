@@ -1,0 +1,35 @@
+// Bad options and files: a clear error and a non-zero exit, never a crash.
+
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=0" 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: error: devices=0: the device count must be at least 1
+
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=17 machine=p100-cluster" 2>&1 | FileCheck %s --check-prefix=TOOMANY
+// TOOMANY: error: devices=17 exceeds the 16 devices of machine 'p100-cluster' (4 nodes x 4)
+
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="strategy=fastest" 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// STRATEGY: error: unknown strategy 'fastest'; use layerwise, data, model, owt or exhaustive
+
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="machine=%t.missing.json" 2>&1 | FileCheck %s --check-prefix=MACHINE
+// MACHINE: error: machine '{{.*}}missing.json' is neither a built-in (cpu, p100-cluster, h200-node) nor a readable file
+
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="machine=%S/Inputs/misspelled-machine.json" 2>&1 | FileCheck %s --check-prefix=FIELD
+// FIELD: error: {{.*}}misspelled-machine.json: field 'peak_gflop' is unknown; did you mean 'peak_gflops'?
+
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=4 machine=p100-cluster strategy=exhaustive" 2>&1 | FileCheck %s --check-prefix=EXHAUSTIVE
+// EXHAUSTIVE: error: strategy=exhaustive would try 984150000 combinations (9 layers), above the limit of 10000000; use strategy=layerwise, which is exact and fast
+
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="profile=%t.missing-profile.json" 2>&1 | FileCheck %s --check-prefix=PROFILE
+// PROFILE: error: {{.*}}missing-profile.json: cannot read the profile database
+
+// A report that cannot be written is an error, not a silent loss.
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="report=%t.no-such-dir/r.json" 2>&1 | FileCheck %s --check-prefix=REPORT
+// REPORT: error: cannot write the report '{{.*}}no-such-dir/r.json'
+
+// Strategies apply only to their model and device count.
+// RUN: hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=4 machine=p100-cluster report=%t.small.json" -o /dev/null
+// RUN: not hd-opt %S/Inputs/other-model.mlir --layerwise-parallelize="devices=4 machine=p100-cluster import=%t.small.json" 2>&1 | FileCheck %s --check-prefix=HASH
+// HASH: error: strategy '{{.*}}small.json' was made for model 'small' (hash {{[0-9a-f]+}}); this module is 'other' (hash {{[0-9a-f]+}}): re-run the search for this model
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=2 machine=p100-cluster import=%t.small.json" 2>&1 | FileCheck %s --check-prefix=DEVICES
+// DEVICES: error: strategy '{{.*}}small.json' is for 4 devices, not 2
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="import=%t.none.json" 2>&1 | FileCheck %s --check-prefix=NOFILE
+// NOFILE: error: {{.*}}none.json: cannot read the strategy

@@ -1,0 +1,120 @@
+//===- CostModelTest.cpp - layer, sync and strategy costs -----------------===//
+
+#include "hd/CostModel/CostModel.h"
+#include "hd/CostModel/ProfileDB.h"
+
+#include <gtest/gtest.h>
+
+using namespace hd;
+
+namespace {
+
+Machine machine() {
+  llvm::Expected<Machine> m = loadMachine("p100-cluster");
+  EXPECT_TRUE(static_cast<bool>(m));
+  return *m;
+}
+
+Layer fcLayer() {
+  Layer l;
+  l.name = "fc";
+  l.op = "linear";
+  l.kind = LayerKind::Linear;
+  l.shape = {64, 1000};
+  l.params = 1000 * 512 + 1000;
+  l.forwardFlops = 2LL * 64 * 1000 * 512;
+  l.inputs = {{0, {64, 512}}};
+  l.inputBox = [](unsigned, const TileBox &t) {
+    return TileBox({t[0], {0, 512}});
+  };
+  l.signature = "linear-test";
+  return l;
+}
+
+} // namespace
+
+TEST(CostModel, RingAllReduceFormula) {
+  CostModel model(machine());
+  double bytes = 4e8;
+  // Two GPUs of one node: 2(r-1)/r * bytes over the pair link, plus
+  // 2(r-1) latencies.
+  EXPECT_NEAR(model.allReduceMs(bytes, {0, 1}, 1),
+              1.0 * bytes / (20 * 1e6) + 2 * 10e-3, 1e-9);
+  // Across nodes the NIC (12.5 GB/s) is the slowest link; two rings sharing
+  // it get half each.
+  double r = 8;
+  EXPECT_NEAR(model.allReduceMs(bytes, {0, 1, 2, 3, 4, 5, 6, 7}, 2),
+              2 * (r - 1) / r * bytes / (12.5 / 2 * 1e6) +
+                  2 * (r - 1) * 10e-3,
+              1e-9);
+  EXPECT_EQ(model.allReduceMs(bytes, {3}, 1), 0);
+}
+
+TEST(CostModel, DataParallelSyncsModelParallelDoesNot) {
+  CostModel model(machine());
+  Layer fc = fcLayer();
+  LayerCost data = model.layerCost(fc, {{4, 1}});
+  LayerCost split = model.layerCost(fc, {{1, 4}});
+  EXPECT_GT(data.syncMs, 0);
+  EXPECT_EQ(split.syncMs, 0);
+  // Each replica group of 4 moves 2 * 3 * the whole gradient in a ring.
+  EXPECT_DOUBLE_EQ(data.syncBytes, 2.0 * 3 * 4 * fc.params);
+  // Splitting the work four ways makes the largest tile's compute cheaper.
+  EXPECT_LT(split.computeMs, model.layerCost(fc, {{1, 1}}).computeMs);
+  EXPECT_FALSE(data.measured);
+}
+
+TEST(CostModel, ProfileDatabaseOverridesTheEstimate) {
+  llvm::Expected<ProfileDB> db = ProfileDB::parse(
+      R"({"format": "hd-profile-1", "entries": [
+           {"signature": "linear-test", "tile": [16, 1000], "backend": "cpu",
+            "device": "test", "fwd_ms": 1.5, "bwd_ms": 2.25}]})",
+      "db.json");
+  ASSERT_TRUE(static_cast<bool>(db)) << llvm::toString(db.takeError());
+  CostModel model(machine(), std::move(*db));
+  LayerCost measured = model.layerCost(fcLayer(), {{4, 1}});
+  EXPECT_TRUE(measured.measured);
+  EXPECT_DOUBLE_EQ(measured.computeMs, 3.75);
+  // No entry for this tile: the analytic estimate.
+  EXPECT_FALSE(model.layerCost(fcLayer(), {{2, 1}}).measured);
+}
+
+TEST(CostModel, CorruptProfileDatabaseIsRejected) {
+  for (const char *bad :
+       {"{", R"({"format": "other", "entries": []})",
+        R"({"format": "hd-profile-1", "entries": [{"signature": "x"}]})",
+        R"({"format": "hd-profile-1", "entries": [{"signature": "x",
+            "tile": [1], "fwd_ms": -1, "bwd_ms": 0}]})"}) {
+    llvm::Expected<ProfileDB> db = ProfileDB::parse(bad, "db.json");
+    ASSERT_FALSE(static_cast<bool>(db)) << bad;
+    std::string msg = llvm::toString(db.takeError());
+    EXPECT_NE(msg.find("db.json"), std::string::npos) << msg;
+  }
+}
+
+TEST(CostModel, StrategyTotalsAddUp) {
+  CostModel model(machine());
+  LayerGraph g;
+  Layer first = fcLayer();
+  first.inputs = {{-1, {64, 512}}};
+  Layer second = fcLayer();
+  second.shape = {64, 512};
+  second.inputs = {{0, {64, 1000}}};
+  second.inputBox = [](unsigned, const TileBox &t) {
+    return TileBox({t[0], {0, 1000}});
+  };
+  g.layers = {first, second};
+  StrategyCost s = evaluateStrategy(model, g, {{{1, 4}}, {{4, 1}}});
+  ASSERT_EQ(s.layers.size(), 2u);
+  EXPECT_NEAR(s.totalMs(),
+              s.layers[0].cost.computeMs + s.layers[0].cost.syncMs +
+                  s.layers[1].cost.computeMs + s.layers[1].cost.syncMs +
+                  s.layers[1].inTransferMs,
+              1e-12);
+  EXPECT_GT(s.layers[1].inTransferMs, 0); // c-split feeds an n-split
+  EXPECT_GT(s.peakMemBytes, 0);
+  // One device: nothing moves.
+  StrategyCost one = evaluateStrategy(model, g, {{{1, 1}}, {{1, 1}}});
+  EXPECT_EQ(one.transferMs + one.syncMs, 0);
+  EXPECT_EQ(one.commBytes, 0);
+}

@@ -1,0 +1,83 @@
+//===- MachineTest.cpp - machine descriptions -----------------------------===//
+
+#include "hd/CostModel/Machine.h"
+
+#include <gtest/gtest.h>
+
+using namespace hd;
+
+namespace {
+std::string errorOf(llvm::StringRef json) {
+  llvm::Expected<Machine> m = parseMachine(json, "m.json");
+  if (m)
+    return "";
+  return llvm::toString(m.takeError());
+}
+
+const char *valid = R"({"name": "lab", "nodes": 2, "devices_per_node": 4,
+  "peak_gflops": 1000, "mem_gbps": 100, "mem_gib": 16, "launch_us": 5,
+  "intra_node_gbps": 20, "inter_node_gbps": 10, "latency_us": 3})";
+} // namespace
+
+TEST(Machine, BuiltinsLoad) {
+  for (const std::string &name : builtinMachineNames()) {
+    llvm::Expected<Machine> m = loadMachine(name);
+    ASSERT_TRUE(static_cast<bool>(m)) << name;
+    EXPECT_EQ(m->name, name);
+    // A built-in survives a round trip through its JSON form.
+    llvm::Expected<Machine> again = parseMachine(machineToJSON(*m), "x");
+    ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
+    EXPECT_EQ(again->numDevices(), m->numDevices());
+    EXPECT_EQ(again->interNodeGbps, m->interNodeGbps);
+  }
+  llvm::Expected<Machine> p100 = loadMachine("p100-cluster");
+  EXPECT_EQ(p100->numDevices(), 16);
+  EXPECT_EQ(p100->nodeOf(5), 1);
+}
+
+TEST(Machine, ValidFileParses) {
+  EXPECT_EQ(errorOf(valid), "");
+  llvm::Expected<Machine> m = parseMachine(valid, "m.json");
+  EXPECT_EQ(m->deviceGbps, 20); // defaults to one link
+  EXPECT_EQ(m->efficiency, 0.5);
+}
+
+TEST(Machine, ErrorsNameTheField) {
+  std::string s = valid;
+  auto with = [&](const std::string &from, const std::string &to) {
+    std::string t = s;
+    t.replace(t.find(from), from.size(), to);
+    return errorOf(t);
+  };
+  EXPECT_EQ(with("\"nodes\": 2", "\"nodes\": 0"),
+            "m.json: field 'nodes' must be a positive integer (at most 2^20)");
+  EXPECT_EQ(with("\"peak_gflops\": 1000", "\"peak_gflops\": -1"),
+            "m.json: field 'peak_gflops' must be positive");
+  EXPECT_EQ(with("\"peak_gflops\": 1000", "\"peak_gflop\": 1000"),
+            "m.json: field 'peak_gflop' is unknown; did you mean "
+            "'peak_gflops'?");
+  EXPECT_EQ(with("\"mem_gib\": 16, ", ""),
+            "m.json: field 'mem_gib' is missing");
+  EXPECT_EQ(with("\"latency_us\": 3", "\"latency_us\": \"3\""),
+            "m.json: field 'latency_us' must be a number");
+  EXPECT_EQ(with("\"latency_us\": 3", "\"latency_us\": 3, \"efficiency\": 2"),
+            "m.json: field 'efficiency' is a fraction of peak and must be at "
+            "most 1");
+  EXPECT_NE(with("\"latency_us\": 3",
+                 "\"latency_us\": 3, \"device_gbps\": 5")
+                .find("field 'device_gbps'"),
+            std::string::npos);
+  EXPECT_NE(errorOf("{\"name\": ").find("m.json: not valid JSON"),
+            std::string::npos);
+  EXPECT_EQ(errorOf("[1, 2]"),
+            "m.json: a machine description must be a JSON object");
+}
+
+TEST(Machine, UnknownNameOrMissingFile) {
+  llvm::Expected<Machine> m = loadMachine("tpu-pod");
+  ASSERT_FALSE(static_cast<bool>(m));
+  std::string msg = llvm::toString(m.takeError());
+  EXPECT_NE(msg.find("neither a built-in (cpu, p100-cluster, h200-node)"),
+            std::string::npos)
+      << msg;
+}

@@ -1,0 +1,218 @@
+//===- TransferTest.cpp - transfer volumes and loads vs enumeration -------===//
+//
+// Two oracles: element-by-element ownership (which producer task holds each
+// element a consumer task reads) for the flows, and pair-by-pair
+// enumeration for the separable per-resource loads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hd/CostModel/CostModel.h"
+#include "hd/CostModel/Transfer.h"
+#include "hd/Tiling/Window.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+using namespace hd;
+
+namespace {
+
+Machine testMachine(int64_t nodes, int64_t perNode) {
+  Machine m;
+  m.name = "test";
+  m.nodes = nodes;
+  m.devicesPerNode = perNode;
+  m.peakGflops = 1000;
+  m.memGbps = 100;
+  m.memGib = 16;
+  m.launchUs = 1;
+  m.intraNodeGbps = 10;
+  m.deviceGbps = 30;
+  m.interNodeGbps = 5;
+  m.latencyUs = 2;
+  return m;
+}
+
+/// Consumers with the box functions of hd's layers, on NCHW tensors.
+Layer convLike(std::vector<int64_t> in, int64_t outChannels, Window w,
+               int64_t groups) {
+  Layer l;
+  l.kind = LayerKind::Conv;
+  l.shape = {in[0], outChannels, w.outputSize(in[2]), w.outputSize(in[3])};
+  l.inputs = {{0, in}};
+  l.inputBox = [=](unsigned, const TileBox &t) {
+    int64_t outPer = outChannels / groups, inPer = in[1] / groups;
+    Range ch{0, in[1]};
+    if (groups > 1)
+      ch = {t[1].lo / outPer * inPer, ((t[1].hi - 1) / outPer + 1) * inPer};
+    return TileBox({t[0], ch, w.inputRange(t[2], in[2]),
+                    w.inputRange(t[3], in[3])});
+  };
+  return l;
+}
+
+Layer elementwise(std::vector<int64_t> shape) {
+  Layer l;
+  l.shape = shape;
+  l.inputs = {{0, shape}};
+  l.inputBox = [](unsigned, const TileBox &t) { return t; };
+  return l;
+}
+
+/// The second input of a channel concat: channels [offset, offset + c).
+Layer concatSecond(std::vector<int64_t> in, int64_t offset, int64_t total) {
+  Layer l;
+  l.shape = {in[0], total, in[2], in[3]};
+  l.inputs = {{0, in}, {0, in}};
+  l.inputBox = [=](unsigned, const TileBox &t) {
+    TileBox b = t;
+    Range mine = intersect(t[1], {offset, offset + in[1]});
+    b[1] = {mine.lo - offset, mine.hi - offset};
+    return b;
+  };
+  return l;
+}
+
+Layer flatten(std::vector<int64_t> in) {
+  Layer l;
+  l.shape = {in[0], in[1] * in[2] * in[3]};
+  l.inputs = {{0, in}};
+  l.inputBox = [=](unsigned, const TileBox &t) {
+    int64_t plane = in[2] * in[3];
+    return TileBox({t[0], {t[1].lo / plane, (t[1].hi + plane - 1) / plane},
+                    {0, in[2]}, {0, in[3]}});
+  };
+  return l;
+}
+
+Layer linear(std::vector<int64_t> in, int64_t out) {
+  Layer l;
+  l.shape = {in[0], out};
+  l.inputs = {{0, in}};
+  l.inputBox = [=](unsigned, const TileBox &t) {
+    return TileBox({t[0], {0, in[1]}});
+  };
+  return l;
+}
+
+std::vector<Layer> consumers(std::vector<int64_t> &producerShape,
+                             std::mt19937 &rng) {
+  std::uniform_int_distribution<int64_t> sz(3, 9);
+  int64_t n = sz(rng), c = 2 * sz(rng), h = sz(rng) + 2, w = sz(rng);
+  producerShape = {n, c, h, w};
+  return {
+      convLike(producerShape, 6, Window{3, 1, 1, 1, 1, false}, 1),
+      convLike(producerShape, c, Window{3, 2, 1, 0, 1, false}, 2),
+      convLike(producerShape, 4, Window{1, 1, 0, 0, 1, false}, 1),
+      convLike(producerShape, 8, Window{3, 1, 2, 2, 2, false}, 1),
+      elementwise(producerShape),
+      concatSecond(producerShape, 5, c + 5),
+      flatten(producerShape),
+  };
+}
+
+} // namespace
+
+// Flows equal, pair by pair, the elements each consumer task reads that a
+// different producer task owns, found by scanning every element.
+TEST(Transfer, FlowsMatchElementOwnership) {
+  std::mt19937 rng(42);
+  int checked = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<int64_t> shape;
+    for (const Layer &consumer : consumers(shape, rng)) {
+      auto pcs = enumerateConfigs(shape, 6);
+      auto ccs = enumerateConfigs(consumer.shape, 6);
+      for (int k = 0; k < 12; ++k) {
+        const ParallelConfig &pc = pcs[rng() % pcs.size()];
+        const ParallelConfig &cc = ccs[rng() % ccs.size()];
+        std::map<std::pair<int64_t, int64_t>, int64_t> got, want;
+        forEachFlow(shape, pc, consumerTiles(consumer, 0, cc),
+                    [&](const Flow &f) {
+                      EXPECT_TRUE(
+                          got.emplace(std::make_pair(f.src, f.dst), f.elements)
+                              .second)
+                          << "a pair appears twice";
+                    });
+        for (int64_t q = 0; q < cc.tasks(); ++q) {
+          TileBox box = consumer.inputBox(
+              0, tileOfTask(consumer.shape, cc.degrees, q));
+          for (int64_t a = box[0].lo; a < box[0].hi; ++a)
+            for (int64_t b = box[1].lo; b < box[1].hi; ++b)
+              for (int64_t y = box[2].lo; y < box[2].hi; ++y)
+                for (int64_t x = box[3].lo; x < box[3].hi; ++x)
+                  for (int64_t p = 0; p < pc.tasks(); ++p) {
+                    TileBox t = tileOfTask(shape, pc.degrees, p);
+                    if (a >= t[0].lo && a < t[0].hi && b >= t[1].lo &&
+                        b < t[1].hi && y >= t[2].lo && y < t[2].hi &&
+                        x >= t[3].lo && x < t[3].hi) {
+                      if (p != q)
+                        ++want[{p, q}];
+                      break;
+                    }
+                  }
+        }
+        EXPECT_EQ(got, want) << pc.str() << " -> " << cc.str();
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 400);
+}
+
+// The separable loads equal enumeration for every hd box function, config
+// pair and machine shape (one node, several nodes, one device per node).
+TEST(Transfer, SeparableLoadsMatchEnumeration) {
+  std::mt19937 rng(7);
+  int separable = 0;
+  for (auto [nodes, perNode] : std::vector<std::pair<int, int>>{
+           {1, 8}, {2, 4}, {4, 2}, {8, 1}, {3, 4}}) {
+    Machine m = testMachine(nodes, perNode);
+    for (int trial = 0; trial < 4; ++trial) {
+      std::vector<int64_t> shape;
+      for (const Layer &consumer : consumers(shape, rng)) {
+        auto pcs = enumerateConfigs(shape, 8);
+        auto ccs = enumerateConfigs(consumer.shape, 8);
+        for (int k = 0; k < 15; ++k) {
+          const ParallelConfig &pc = pcs[rng() % pcs.size()];
+          const ParallelConfig &cc = ccs[rng() % ccs.size()];
+          ConsumerTiles tiles = consumerTiles(consumer, 0, cc);
+          if (tiles.boxes.size() > size_t(m.numDevices()) ||
+              pc.tasks() > m.numDevices())
+            continue;
+          separable += tiles.separable;
+          TransferLoads fast, slow;
+          transferLoads(m, shape, pc, tiles, true, fast);
+          transferLoads(m, shape, pc, tiles, false, slow);
+          std::string what = pc.str() + " -> " + cc.str();
+          EXPECT_EQ(fast.elements, slow.elements) << what;
+          EXPECT_EQ(fast.maxPairBytes, slow.maxPairBytes) << what;
+          EXPECT_EQ(fast.devOut, slow.devOut) << what;
+          EXPECT_EQ(fast.devIn, slow.devIn) << what;
+          EXPECT_EQ(fast.nicOut, slow.nicOut) << what;
+          EXPECT_EQ(fast.nicIn, slow.nicIn) << what;
+          EXPECT_EQ(fast.msgsOut, slow.msgsOut) << what;
+          EXPECT_EQ(fast.msgsIn, slow.msgsIn) << what;
+        }
+      }
+    }
+  }
+  // Every hd box function is separable.
+  EXPECT_GE(separable, 800);
+}
+
+TEST(Transfer, LinearAfterFlattenReplicatesFeatures) {
+  // A c-split linear layer needs every feature: each task receives the
+  // features the other tasks computed.
+  std::vector<int64_t> in = {4, 12};
+  Layer fc = linear(in, 6);
+  CostModel model(testMachine(1, 4));
+  Layer producer = elementwise(in);
+  TransferCost t = model.transferCost(producer, {{1, 4}}, fc, 0, {{1, 4}});
+  // Each of 4 tasks gets 3 of 4 quarters of a 4x12 input, both directions.
+  EXPECT_DOUBLE_EQ(t.bytes, 2 * 4.0 * 4 * (4 * 12 * 3 / 4));
+  TransferCost same = model.transferCost(producer, {{4, 1}}, fc, 0, {{4, 1}});
+  EXPECT_EQ(same.bytes, 0);
+}
