@@ -90,12 +90,12 @@ std::string reportToJSON(const StrategyReport &r) {
 std::string reportTable(const StrategyReport &r) {
   std::string s;
   raw_string_ostream os(s);
-  os << format("%-40s %-12s %-20s %5s %10s %10s %9s %9s\n", "layer", "op",
+  os << format("%-36s %-21s %-20s %5s %10s %10s %9s %9s\n", "layer", "op",
                "config", "tasks", "compute ms", "transfer", "sync ms",
                "mem MiB");
   for (const LayerEntry &l : r.layers)
-    os << format("%-40s %-12s %-20s %5lld %10.3f %10.3f %9.3f %9.1f\n",
-                 l.name.substr(0, 40).c_str(), l.op.c_str(),
+    os << format("%-36s %-21s %-20s %5lld %10.3f %10.3f %9.3f %9.1f\n",
+                 l.name.substr(0, 36).c_str(), l.op.c_str(),
                  l.config.str().c_str(), (long long)l.config.tasks(),
                  l.cost.cost.computeMs, l.cost.inTransferMs,
                  l.cost.cost.syncMs, l.cost.memBytes / 1048576.0);
