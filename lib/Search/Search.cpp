@@ -235,6 +235,18 @@ void Eliminator::reduceDegreeTwo() {
   }
 }
 
+/// Undo: replays eliminations backwards, each node taking its best
+/// configuration given the nodes it was folded into.
+void undo(const std::vector<Elimination> &eliminations,
+          std::vector<int> &choice) {
+  for (auto it = eliminations.rbegin(); it != eliminations.rend(); ++it) {
+    int64_t index = 0;
+    for (size_t s = 0; s < it->scope.size(); ++s)
+      index = index * it->dims[s] + choice[it->scope[s]];
+    choice[it->node] = it->argmin[index];
+  }
+}
+
 /// Odometer over the configurations of `vars`; returns false after the last.
 bool advance(std::vector<int> &assign, const std::vector<int64_t> &dims) {
   for (size_t i = assign.size(); i-- > 0;) {
@@ -282,12 +294,7 @@ bool Eliminator::variableElimination(std::vector<Factor> factors,
       // heuristic.
       std::vector<int> rest(left.begin(), left.end());
       approximate(factors, rest, choice);
-      for (auto it = local.rbegin(); it != local.rend(); ++it) {
-        int64_t index = 0;
-        for (size_t s = 0; s < it->scope.size(); ++s)
-          index = index * it->dims[s] + choice[it->scope[s]];
-        choice[it->node] = it->argmin[index];
-      }
+      undo(local, choice);
       for (int v : remaining)
         remainingChoice[v] = choice[v];
       return false;
@@ -329,12 +336,7 @@ bool Eliminator::variableElimination(std::vector<Factor> factors,
     left.erase(pick);
   }
   // Every factor is now over no variables: constants.
-  for (auto it = local.rbegin(); it != local.rend(); ++it) {
-    int64_t index = 0;
-    for (size_t s = 0; s < it->scope.size(); ++s)
-      index = index * it->dims[s] + choice[it->scope[s]];
-    choice[it->node] = it->argmin[index];
-  }
+  undo(local, choice);
   for (int v : remaining)
     remainingChoice[v] = choice[v];
   return true;
@@ -431,14 +433,7 @@ SearchResult Eliminator::run() {
   SearchResult result;
   result.choice.assign(graph.numNodes(), 0);
   solveRemaining(result.choice);
-  // Undo: replay eliminations backwards, each node taking its best
-  // configuration given the nodes it was folded into.
-  for (auto it = eliminations.rbegin(); it != eliminations.rend(); ++it) {
-    int64_t index = 0;
-    for (size_t s = 0; s < it->scope.size(); ++s)
-      index = index * it->dims[s] + result.choice[it->scope[s]];
-    result.choice[it->node] = it->argmin[index];
-  }
+  undo(eliminations, result.choice);
   result.cost = evaluate(graph, result.choice);
   result.stats = stats;
   if (result.stats.exact)

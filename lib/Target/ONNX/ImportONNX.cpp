@@ -89,40 +89,35 @@ std::string stringAttr(const onnx::NodeProto &node, StringRef name,
   return a->s();
 }
 
+/// Appends the little-endian `T`s of a raw tensor; false on a ragged size.
+template <typename T>
+bool appendRaw(const std::string &raw, Shape &out) {
+  if (raw.size() % sizeof(T))
+    return false;
+  for (size_t i = 0; i < raw.size(); i += sizeof(T)) {
+    T v;
+    std::memcpy(&v, raw.data() + i, sizeof(T));
+    out.push_back(v);
+  }
+  return true;
+}
+
 /// Values of an integer tensor (int64 or int32, raw or typed storage).
 std::optional<Shape> tensorInts(const onnx::TensorProto &t) {
   Shape out;
-  if (t.data_type() == onnx::TensorProto::INT64) {
-    if (t.has_raw_data()) {
-      const std::string &raw = t.raw_data();
-      if (raw.size() % 8)
-        return std::nullopt;
-      for (size_t i = 0; i < raw.size(); i += 8) {
-        int64_t v;
-        std::memcpy(&v, raw.data() + i, 8);
-        out.push_back(v);
-      }
-    } else {
-      out.append(t.int64_data().begin(), t.int64_data().end());
-    }
-    return out;
+  bool is64 = t.data_type() == onnx::TensorProto::INT64;
+  if (!is64 && t.data_type() != onnx::TensorProto::INT32)
+    return std::nullopt;
+  if (t.has_raw_data()) {
+    bool ok = is64 ? appendRaw<int64_t>(t.raw_data(), out)
+                   : appendRaw<int32_t>(t.raw_data(), out);
+    return ok ? std::optional<Shape>(out) : std::nullopt;
   }
-  if (t.data_type() == onnx::TensorProto::INT32) {
-    if (t.has_raw_data()) {
-      const std::string &raw = t.raw_data();
-      if (raw.size() % 4)
-        return std::nullopt;
-      for (size_t i = 0; i < raw.size(); i += 4) {
-        int32_t v;
-        std::memcpy(&v, raw.data() + i, 4);
-        out.push_back(v);
-      }
-    } else {
-      out.append(t.int32_data().begin(), t.int32_data().end());
-    }
-    return out;
-  }
-  return std::nullopt;
+  if (is64)
+    out.append(t.int64_data().begin(), t.int64_data().end());
+  else
+    out.append(t.int32_data().begin(), t.int32_data().end());
+  return out;
 }
 
 /// The single value of a scalar float (or double) tensor.
