@@ -33,3 +33,12 @@
 // DEVICES: error: strategy '{{.*}}small.json' is for 4 devices, not 2
 // RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="import=%t.none.json" 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: error: {{.*}}none.json: cannot read the strategy
+
+// An edited strategy with a degree the layer cannot take: a diagnostic on the
+// layer, not a crash.
+// RUN: sed -e '0,/"n": [0-9]*/s//"n": 64/' %t.small.json > %t.edited.json
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=4 machine=p100-cluster import=%t.edited.json" 2>&1 | FileCheck %s --check-prefix=EDITED
+// EDITED: error: loc("conv1"): the imported configuration n=64 c=1 h=1 w=1 has 64 tasks but only 4 devices are available
+// RUN: sed -e '0,/"n": [0-9]*/s//"n": 0/' %t.small.json > %t.zero.json
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=4 machine=p100-cluster import=%t.zero.json" 2>&1 | FileCheck %s --check-prefix=ZERODEG
+// ZERODEG: error: {{.*}}zero.json: layer '{{.*}}': degree n=0 must be at least 1
