@@ -193,12 +193,10 @@ double CostModel::allReduceMs(double bytes,
          2.0 * (r - 1) * machine.latencyUs * 1e-3;
 }
 
-TransferCost CostModel::transferCost(const std::vector<int64_t> &producerShape,
-                                     const ParallelConfig &producerConfig,
+TransferCost CostModel::transferCost(const ProducerGrid &producer,
                                      const ConsumerTiles &tiles) const {
   thread_local TransferLoads loads;
-  transferLoads(machine, producerShape, producerConfig, tiles,
-                /*allowSeparable=*/true, loads);
+  transferLoads(machine, producer, tiles, /*allowSeparable=*/true, loads);
   TransferCost cost;
   if (loads.elements == 0)
     return cost;
@@ -224,7 +222,7 @@ TransferCost CostModel::transferCost(const Layer &producer,
                                      const ParallelConfig &producerConfig,
                                      const Layer &consumer, unsigned operand,
                                      const ParallelConfig &consumerConfig) const {
-  return transferCost(producer.shape, producerConfig,
+  return transferCost(producerGrid(producer.shape, producerConfig),
                       consumerTiles(consumer, operand, consumerConfig));
 }
 

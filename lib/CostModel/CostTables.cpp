@@ -3,6 +3,7 @@
 #include "hd/CostModel/CostTables.h"
 
 #include <atomic>
+#include <functional>
 #include <limits>
 #include <set>
 #include <thread>
@@ -43,18 +44,61 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
       edges.push_back({p, static_cast<int>(l), i});
       edgesOf[p].push_back(e);
       edgesOf[l].push_back(e);
-      // What t_x depends on: the producer's shape and candidates, the
-      // consumer's box function and candidates. A consumer that reads
-      // exactly its own tile (relu, batch norm, add...) has the identity box
-      // function whatever its op, so those edges share tables by shape.
-      std::string boxes = readsOwnTile(l, i)
-                              ? std::string("own-tile")
-                              : layer.signature + "|" + std::to_string(i);
-      edgeKeys.push_back(shapeKey(graph.layers[p].shape) + "|" +
-                         candidatesKey(this->candidates[p]) + "|" + boxes +
-                         "|" + candidatesKey(this->candidates[l]));
     }
   }
+  edgeKeys.resize(edges.size()); // Computed when tables are (edgeKey).
+}
+
+std::string CostTables::edgeKey(int e) const {
+  // t_x depends only on the producer's shape and configuration and on the
+  // boxes the consumer's tasks read: edges that agree on those share a
+  // table (Inception's parallel 1x1 convolutions of one input, every relu
+  // or batch norm of one shape). A consumer that reads exactly its own tile
+  // is keyed by shape alone; the others by a fingerprint of every box of
+  // every candidate.
+  const LayerEdge &edge = edges[e];
+  std::string key = shapeKey(graph.layers[edge.producer].shape) + "|" +
+                    candidatesKey(candidates[edge.producer]) + "|" +
+                    candidatesKey(candidates[edge.consumer]) + "|";
+  if (readsOwnTile(edge.consumer, edge.operand))
+    return key + "own-tile";
+  uint64_t h = 14695981039346656037ull, g = 1099511628211ull;
+  auto mix = [&](int64_t v) {
+    for (int b = 0; b < 8; ++b) {
+      h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ull;
+      g = (g ^ ((v >> (8 * b)) & 0xff)) * 14029467366897019727ull;
+    }
+  };
+  const Layer &consumer = graph.layers[edge.consumer];
+  for (const ParallelConfig &c : candidates[edge.consumer]) {
+    mix(-1);
+    for (int64_t q = 0; q < c.tasks(); ++q) {
+      TileBox box = consumer.inputBox(
+          edge.operand, tileOfTask(consumer.shape, c.degrees, q));
+      for (unsigned d = 0; d < box.rank(); ++d) {
+        mix(box[d].lo);
+        mix(box[d].hi);
+      }
+    }
+  }
+  return key + std::to_string(h) + ":" + std::to_string(g);
+}
+
+/// Runs body(0..n-1) on every core.
+static void parallelFor(size_t n, const std::function<void(size_t)> &body) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < n;)
+      body(i);
+  };
+  unsigned threads = std::max(
+      1u, std::min<unsigned>(std::thread::hardware_concurrency(), n));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work();
+  for (std::thread &t : pool)
+    t.join();
 }
 
 bool CostTables::readsOwnTile(int l, unsigned operand) const {
@@ -88,6 +132,8 @@ const std::vector<double> &CostTables::nodeTable(int l) {
 }
 
 const std::vector<double> &CostTables::edgeTable(int e) {
+  if (edgeKeys[e].empty())
+    edgeKeys[e] = edgeKey(e);
   std::vector<double> &table = edgeCache[edgeKeys[e]];
   if (table.empty())
     table = computeEdgeTable(e);
@@ -101,13 +147,15 @@ std::vector<double> CostTables::computeEdgeTable(int e) const {
   const auto &pcs = candidates[edge.producer];
   const auto &ccs = candidates[edge.consumer];
   std::vector<double> table(pcs.size() * ccs.size());
-  // A consumer configuration's input boxes do not depend on the producer's:
-  // compute them once per column.
-  for (size_t c = 0; c < ccs.size(); ++c) {
-    ConsumerTiles tiles = consumerTiles(consumer, edge.operand, ccs[c]);
-    for (size_t p = 0; p < pcs.size(); ++p)
-      table[p * ccs.size() + c] =
-          model.transferCost(producer.shape, pcs[p], tiles).ms;
+  // The consumer's boxes depend only on its configuration and the
+  // producer's grid only on its own: compute each once per column and row.
+  std::vector<ConsumerTiles> columns;
+  for (const ParallelConfig &c : ccs)
+    columns.push_back(consumerTiles(consumer, edge.operand, c));
+  for (size_t p = 0; p < pcs.size(); ++p) {
+    ProducerGrid row = producerGrid(producer.shape, pcs[p]);
+    for (size_t c = 0; c < ccs.size(); ++c)
+      table[p * ccs.size() + c] = model.transferCost(row, columns[c]).ms;
   }
   return table;
 }
@@ -115,7 +163,7 @@ std::vector<double> CostTables::computeEdgeTable(int e) const {
 double CostTables::nodeCost(int l, int c) { return nodeTable(l)[c]; }
 
 double CostTables::edgeCost(int e, int p, int c) {
-  auto it = edgeCache.find(edgeKeys[e]);
+  auto it = edgeKeys[e].empty() ? edgeCache.end() : edgeCache.find(edgeKeys[e]);
   if (it != edgeCache.end() && !it->second.empty())
     return it->second[static_cast<size_t>(p) *
                           candidates[edges[e].consumer].size() +
@@ -132,26 +180,18 @@ double CostTables::edgeCost(int e, int p, int c) {
 SearchGraph CostTables::buildSearchGraph() {
   // Distinct tables are independent: fill them on every core, then
   // assemble the graph from the cache.
+  parallelFor(edges.size(), [&](size_t e) {
+    if (edgeKeys[e].empty())
+      edgeKeys[e] = edgeKey(static_cast<int>(e));
+  });
   std::vector<int> todo;
   std::set<std::string> seen;
   for (size_t e = 0; e < edges.size(); ++e)
     if (edgeCache[edgeKeys[e]].empty() && seen.insert(edgeKeys[e]).second)
       todo.push_back(static_cast<int>(e));
   std::vector<std::vector<double>> tables(todo.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next++) < todo.size();)
-      tables[i] = computeEdgeTable(todo[i]);
-  };
-  unsigned threads = std::max(1u, std::min<unsigned>(
-                                      std::thread::hardware_concurrency(),
-                                      static_cast<unsigned>(todo.size())));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(work);
-  work();
-  for (std::thread &t : pool)
-    t.join();
+  parallelFor(todo.size(),
+              [&](size_t i) { tables[i] = computeEdgeTable(todo[i]); });
   for (size_t i = 0; i < todo.size(); ++i)
     edgeCache[edgeKeys[todo[i]]] = std::move(tables[i]);
 

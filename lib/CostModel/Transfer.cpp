@@ -80,49 +80,29 @@ void addFlow(const Machine &m, const Flow &f, TransferLoads &loads) {
   }
 }
 
-void separableLoads(const Machine &m, const std::vector<int64_t> &shape,
-                    const ParallelConfig &producer, const ConsumerTiles &tiles,
-                    TransferLoads &loads) {
-  const std::vector<int64_t> &pd = producer.degrees;
+void separableLoads(const Machine &m, const ProducerGrid &grid,
+                    const ConsumerTiles &tiles, TransferLoads &loads) {
+  const std::vector<int64_t> &shape = grid.shape;
+  const std::vector<int64_t> &pd = grid.config.degrees;
   const std::vector<int64_t> &cd = tiles.degrees;
-  int64_t P = producer.tasks(), Q = tiles.boxes.size();
+  int64_t P = grid.config.tasks(), Q = tiles.boxes.size();
   size_t rank = shape.size();
+  const std::vector<int64_t> &partOffset = grid.partOffset;
 
-  // Reused per thread: producer parts per dim, producer task coordinates,
-  // per-part column sums and counts, same-node port loads.
+  // Reused per thread: per-part column sums and counts, per-range part
+  // counts, self overlaps, same-node port loads.
   struct Scratch {
-    std::vector<Range> parts;
-    std::vector<int64_t> partOffset, pCoord, colSum, colCount, self;
+    std::vector<int64_t> colSum, colCount, self;
     std::vector<std::vector<int64_t>> rangeParts;
     std::vector<double> intraOut, intraIn;
   };
   thread_local Scratch sc;
-  sc.partOffset.assign(rank + 1, 0);
-  for (size_t d = 0; d < rank; ++d)
-    sc.partOffset[d + 1] = sc.partOffset[d] + pd[d];
-  sc.parts.resize(sc.partOffset[rank]);
-  for (size_t d = 0; d < rank; ++d)
-    for (int64_t i = 0; i < pd[d]; ++i)
-      sc.parts[sc.partOffset[d] + i] = blockPart(shape[d], pd[d], i);
-  // Producer task coordinates by odometer (no divisions: this runs for
-  // every entry of every table).
-  sc.pCoord.assign(P * rank, 0);
-  for (int64_t t = 1; t < P; ++t) {
-    int64_t *c = &sc.pCoord[t * rank];
-    for (size_t d = 0; d < rank; ++d)
-      c[d] = c[d - rank];
-    for (size_t d = rank; d-- > 0;) {
-      if (++c[d] < pd[d])
-        break;
-      c[d] = 0;
-    }
-  }
   // Elements producer task p sends consumer task q.
   auto pair = [&](int64_t p, int64_t q) {
     const TileBox &box = tiles.boxes[q];
     int64_t e = 1;
     for (size_t d = 0; d < rank && e; ++d)
-      e *= intersect(sc.parts[sc.partOffset[d] + sc.pCoord[p * rank + d]],
+      e *= intersect(grid.parts[partOffset[d] + grid.coords[p * rank + d]],
                      box[d])
                .size();
     return e;
@@ -130,8 +110,8 @@ void separableLoads(const Machine &m, const std::vector<int64_t> &shape,
 
   // Per producer dim and part: the elements all values of the consumer
   // coordinate the dim follows read from it, and how many values read.
-  sc.colSum.assign(sc.partOffset[rank], 0);
-  sc.colCount.assign(sc.partOffset[rank], 0);
+  sc.colSum.assign(partOffset[rank], 0);
+  sc.colCount.assign(partOffset[rank], 0);
   // Per dim and value of the coordinate it follows: how many producer parts
   // the range overlaps.
   sc.rangeParts.resize(rank);
@@ -150,9 +130,9 @@ void separableLoads(const Machine &m, const std::vector<int64_t> &shape,
       int64_t last = blockPartOf(shape[d], pd[d], r.hi - 1);
       sc.rangeParts[d][v] = last - first + 1;
       for (int64_t i = first; i <= last; ++i) {
-        sc.colSum[sc.partOffset[d] + i] +=
-            intersect(sc.parts[sc.partOffset[d] + i], r).size();
-        ++sc.colCount[sc.partOffset[d] + i];
+        sc.colSum[partOffset[d] + i] +=
+            intersect(grid.parts[partOffset[d] + i], r).size();
+        ++sc.colCount[partOffset[d] + i];
       }
     }
   }
@@ -204,7 +184,7 @@ void separableLoads(const Machine &m, const std::vector<int64_t> &shape,
   for (int64_t p = 0; p < P; ++p) {
     int64_t out = repeat, msgs = repeat;
     for (size_t d = 0; d < rank; ++d) {
-      int64_t i = sc.partOffset[d] + sc.pCoord[p * rank + d];
+      int64_t i = partOffset[d] + grid.coords[p * rank + d];
       out *= sc.colSum[i];
       msgs *= sc.colCount[i];
     }
@@ -219,6 +199,21 @@ void separableLoads(const Machine &m, const std::vector<int64_t> &shape,
 }
 
 } // namespace
+
+ProducerGrid producerGrid(const std::vector<int64_t> &shape,
+                          const ParallelConfig &config) {
+  ProducerGrid grid{shape, config, {}, {0}, {}};
+  const std::vector<int64_t> &pd = config.degrees;
+  size_t rank = shape.size();
+  for (size_t d = 0; d < rank; ++d) {
+    grid.partOffset.push_back(grid.partOffset.back() + pd[d]);
+    for (int64_t i = 0; i < pd[d]; ++i)
+      grid.parts.push_back(blockPart(shape[d], pd[d], i));
+  }
+  for (const auto &c : gridCoords(pd, config.tasks()))
+    grid.coords.insert(grid.coords.end(), c.begin(), c.end());
+  return grid;
+}
 
 ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
                             const ParallelConfig &config) {
@@ -296,12 +291,11 @@ void forEachFlow(const std::vector<int64_t> &producerShape,
   visitFlows(producerShape, producer, tiles.boxes, flow);
 }
 
-void transferLoads(const Machine &machine,
-                   const std::vector<int64_t> &producerShape,
-                   const ParallelConfig &producer, const ConsumerTiles &tiles,
-                   bool allowSeparable, TransferLoads &loads) {
+void transferLoads(const Machine &machine, const ProducerGrid &producer,
+                   const ConsumerTiles &tiles, bool allowSeparable,
+                   TransferLoads &loads) {
   int64_t devices =
-      std::max<int64_t>(producer.tasks(), tiles.boxes.size());
+      std::max<int64_t>(producer.config.tasks(), tiles.boxes.size());
   int64_t nodes = machine.nodeOf(devices - 1) + 1;
   loads.maxPairBytes = 0;
   loads.elements = 0;
@@ -312,8 +306,8 @@ void transferLoads(const Machine &machine,
   for (auto *v : {&loads.msgsOut, &loads.msgsIn})
     v->assign(devices, 0);
   if (allowSeparable && tiles.separable)
-    return separableLoads(machine, producerShape, producer, tiles, loads);
-  visitFlows(producerShape, producer, tiles.boxes,
+    return separableLoads(machine, producer, tiles, loads);
+  visitFlows(producer.shape, producer.config, tiles.boxes,
              [&](const Flow &f) { addFlow(machine, f, loads); });
 }
 

@@ -184,8 +184,9 @@ TEST(Transfer, SeparableLoadsMatchEnumeration) {
             continue;
           separable += tiles.separable;
           TransferLoads fast, slow;
-          transferLoads(m, shape, pc, tiles, true, fast);
-          transferLoads(m, shape, pc, tiles, false, slow);
+          ProducerGrid grid = producerGrid(shape, pc);
+          transferLoads(m, grid, tiles, true, fast);
+          transferLoads(m, grid, tiles, false, slow);
           std::string what = pc.str() + " -> " + cc.str();
           EXPECT_EQ(fast.elements, slow.elements) << what;
           EXPECT_EQ(fast.maxPairBytes, slow.maxPairBytes) << what;

@@ -58,10 +58,9 @@ public:
                             const ParallelConfig &producerConfig,
                             const Layer &consumer, unsigned operand,
                             const ParallelConfig &consumerConfig) const;
-  /// The same, from the consumer tasks' input boxes (consumerTiles), which
-  /// do not depend on the producer's configuration: tables reuse them.
-  TransferCost transferCost(const std::vector<int64_t> &producerShape,
-                            const ParallelConfig &producerConfig,
+  /// The same, from the producer's grid and the consumer tasks' input boxes,
+  /// which tables compute once per row and per column.
+  TransferCost transferCost(const ProducerGrid &producer,
                             const ConsumerTiles &tiles) const;
 
   /// Ring all-reduce of `bytes` over `devices`, with `sharing` rings

@@ -3,8 +3,9 @@
 // Turns a layer graph, its candidate configurations and a cost model into the
 // search's graph of tables: node = t_c + t_s per configuration, edge = t_x
 // per pair of configurations. Layers with equal signatures and candidates
-// share one table (Inception repeats its blocks), so each distinct table is
-// computed once.
+// share one node table, and edges whose consumers read the same boxes share
+// one edge table (Inception repeats its blocks), so each distinct table is
+// computed once, on every core.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,13 +58,16 @@ private:
   std::vector<double> computeEdgeTable(int e) const;
   /// Whether layer `l` reads exactly its own output tile from `operand`.
   bool readsOwnTile(int l, unsigned operand) const;
+  /// What edge `e`'s table depends on; equal keys share one table.
+  std::string edgeKey(int e) const;
 
   const CostModel &model;
   const LayerGraph &graph;
   std::vector<std::vector<ParallelConfig>> candidates;
   std::vector<LayerEdge> edges;
   std::vector<std::vector<int>> edgesOf; // per layer: incident edge indices
-  std::vector<std::string> nodeKeys, edgeKeys;
+  std::vector<std::string> nodeKeys;
+  std::vector<std::string> edgeKeys; // empty until a table is needed
   std::map<std::string, std::vector<double>> nodeCache, edgeCache;
 };
 

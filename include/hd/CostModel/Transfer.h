@@ -47,6 +47,19 @@ struct ConsumerTiles {
 ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
                             const ParallelConfig &config);
 
+/// A producer's tiles: its block parts per dim and its tasks' coordinates.
+/// Depends on the producer alone, so tables compute it once per row.
+struct ProducerGrid {
+  std::vector<int64_t> shape;
+  ParallelConfig config;
+  std::vector<Range> parts;         // parts of dim d start at partOffset[d]
+  std::vector<int64_t> partOffset;  // rank + 1 entries
+  std::vector<int64_t> coords;      // per task, its grid coordinates (flat)
+};
+
+ProducerGrid producerGrid(const std::vector<int64_t> &shape,
+                          const ParallelConfig &config);
+
 /// Loads of one transfer phase (forward); backward is its mirror image.
 struct TransferLoads {
   double maxPairBytes = 0;             // busiest intra-node device pair
@@ -57,10 +70,9 @@ struct TransferLoads {
 };
 
 /// Exact loads; `allowSeparable` false forces enumeration.
-void transferLoads(const Machine &machine,
-                   const std::vector<int64_t> &producerShape,
-                   const ParallelConfig &producer, const ConsumerTiles &tiles,
-                   bool allowSeparable, TransferLoads &loads);
+void transferLoads(const Machine &machine, const ProducerGrid &producer,
+                   const ConsumerTiles &tiles, bool allowSeparable,
+                   TransferLoads &loads);
 
 /// Calls `flow` for every (producer task, consumer task) pair on different
 /// devices that must move data; each pair once.
