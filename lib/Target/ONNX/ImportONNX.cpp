@@ -41,6 +41,9 @@ constexpr int64_t kMaxDim = int64_t(1) << 31;
 
 using Shape = SmallVector<int64_t, 4>;
 
+/// Attribute values hd's window arithmetic handles without overflow.
+bool inRange(int64_t v, int64_t lo) { return v >= lo && v <= kMaxDim; }
+
 std::string shapeStr(ArrayRef<int64_t> shape) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -336,8 +339,8 @@ std::string Importer::importConv(const onnx::NodeProto &node, Location loc) {
   if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
     for (unsigned i = 0; i < 2; ++i) {
       Window w{kernel[i], stride[i], 0, 0, dilation[i], false};
-      if (w.stride < 1 || w.dilation < 1)
-        return "strides and dilations must be >= 1";
+      if (!inRange(w.stride, 1) || !inRange(w.dilation, 1))
+        return "strides and dilations must be in [1, 2^31]";
       setSamePadding(w, in[2 + i], autoPad == "SAME_UPPER");
       pads[i] = w.padLo;
       pads[i + 2] = w.padHi;
@@ -354,9 +357,11 @@ std::string Importer::importConv(const onnx::NodeProto &node, Location loc) {
     pads[3] += pad->right;
   }
   for (unsigned i = 0; i < 2; ++i)
-    if (kernel[i] < 1 || stride[i] < 1 || dilation[i] < 1 || pads[i] < 0 ||
-        pads[i + 2] < 0)
-      return "kernel, strides and dilations must be >= 1 and pads >= 0";
+    if (!inRange(kernel[i], 1) || !inRange(stride[i], 1) ||
+        !inRange(dilation[i], 1) || !inRange(pads[i], 0) ||
+        !inRange(pads[i + 2], 0))
+      return "kernel, strides and dilations must be in [1, 2^31] and pads "
+             "in [0, 2^31]";
   Shape out = {in[0], (*weight)[0], 0, 0};
   for (unsigned i = 0; i < 2; ++i) {
     Window w{kernel[i], stride[i], pads[i], pads[i + 2], dilation[i], false};
@@ -429,8 +434,8 @@ std::string Importer::importPool(const onnx::NodeProto &node, Location loc,
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
       for (unsigned i = 0; i < 2; ++i) {
         Window w{kernel[i], stride[i], 0, 0, 1, false};
-        if (w.stride < 1 || w.kernel < 1)
-          return "kernel_shape and strides must be >= 1";
+        if (!inRange(w.stride, 1) || !inRange(w.kernel, 1))
+          return "kernel_shape and strides must be in [1, 2^31]";
         setSamePadding(w, in[2 + i], autoPad == "SAME_UPPER");
         pads[i] = w.padLo;
         pads[i + 2] = w.padHi;
@@ -452,8 +457,10 @@ std::string Importer::importPool(const onnx::NodeProto &node, Location loc,
   }
   Shape out = {in[0], in[1], 0, 0};
   for (unsigned i = 0; i < 2; ++i) {
-    if (kernel[i] < 1 || stride[i] < 1 || pads[i] < 0 || pads[i + 2] < 0)
-      return "kernel_shape and strides must be >= 1 and pads >= 0";
+    if (!inRange(kernel[i], 1) || !inRange(stride[i], 1) ||
+        !inRange(pads[i], 0) || !inRange(pads[i + 2], 0))
+      return "kernel_shape and strides must be in [1, 2^31] and pads in "
+             "[0, 2^31]";
     if (pads[i] >= kernel[i] || pads[i + 2] >= kernel[i])
       return "pads must be smaller than the kernel";
     Window w{kernel[i], stride[i], pads[i], pads[i + 2], 1, ceil};
@@ -807,6 +814,9 @@ OwningOpRef<ModuleOp> Importer::run() {
                                 "most {2}",
                                 input.name(), d, kMaxDim));
   int64_t batch = (*inShape)[0];
+  if (options.batchSize > kMaxDim)
+    return fail(llvm::formatv("--batch-size={0} is above the limit of {1}",
+                              options.batchSize, kMaxDim));
   if (options.batchSize > 0) {
     if (batch > 0 && batch != options.batchSize)
       return fail(llvm::formatv("the model has a fixed batch of {0}; "

@@ -375,3 +375,27 @@ func.func @loss_degree(%l: tensor<4x10xf32>, %y: tensor<4xi32>) -> tensor<f32> {
   %0 = hd.softmax_cross_entropy %l, %y {parallel = #hd.pconfig<n = 1, c = 11>} : tensor<4x10xf32>, tensor<4xi32> -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+func.func @too_many_elements(%x: tensor<65536x65536x65536x2xf32>) -> tensor<65536x65536x65536x2xf32> {
+  // expected-error @+1 {{input 'tensor<65536x65536x65536x2xf32>' must have between 1 and 2^40 elements}}
+  %0 = hd.relu %x : tensor<65536x65536x65536x2xf32>
+  return %0 : tensor<65536x65536x65536x2xf32>
+}
+
+// -----
+
+func.func @zero_elements(%x: tensor<0x8xf32>) -> tensor<0x8xf32> {
+  // expected-error @+1 {{input 'tensor<0x8xf32>' must have between 1 and 2^40 elements}}
+  %0 = hd.relu %x : tensor<0x8xf32>
+  return %0 : tensor<0x8xf32>
+}
+
+// -----
+
+func.func @huge_stride(%x: tensor<2x3x8x8xf32>) -> tensor<2x4x1x1xf32> {
+  // expected-error @+1 {{kernel, stride, dilation and padding must be at most 2^31}}
+  %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 4611686018427387904, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<2x3x8x8xf32> -> tensor<2x4x1x1xf32>
+  return %0 : tensor<2x4x1x1xf32>
+}

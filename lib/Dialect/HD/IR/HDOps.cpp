@@ -39,13 +39,25 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
   return s;
 }
 
-/// A static tensor of one of the allowed ranks.
+/// Tensors above this many elements are rejected: FLOP and byte counts of
+/// their layers would overflow int64 long before such a tensor could exist.
+static constexpr int64_t kMaxElements = int64_t(1) << 40;
+
+/// A static tensor of one of the allowed ranks, of a size hd can count.
 static LogicalResult checkTensor(Operation *op, Value v, StringRef role,
                                  ArrayRef<int64_t> ranks, StringRef layout) {
   auto type = cast<RankedTensorType>(v.getType());
   if (!llvm::is_contained(ranks, type.getRank()) || !type.hasStaticShape())
     return op->emitOpError() << role << " must be a static " << layout
                              << " tensor, got " << type;
+  int64_t elements = 1;
+  for (int64_t d : type.getShape()) {
+    if (d == 0 || elements > kMaxElements / d)
+      return op->emitOpError()
+             << role << " " << type << " must have between 1 and 2^40 "
+             << "elements";
+    elements *= d;
+  }
   return success();
 }
 
@@ -81,6 +93,12 @@ windowsOf(Operation *op, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
              failure();
     if (padding[i] < 0 || padding[i + 2] < 0)
       return op->emitOpError("padding must be >= 0"), failure();
+    constexpr int64_t limit = int64_t(1) << 31;
+    if (kernel[i] > limit || stride[i] > limit || dilation[i] > limit ||
+        padding[i] > limit || padding[i + 2] > limit)
+      return op->emitOpError("kernel, stride, dilation and padding must be "
+                             "at most 2^31"),
+             failure();
     w[i] = Window{kernel[i], stride[i], padding[i], padding[i + 2],
                   dilation[i], ceilMode};
   }
