@@ -109,12 +109,23 @@ double CostModel::analyticComputeMs(const Layer &layer,
   double fraction =
       double(tile.volume()) / double(std::max<int64_t>(1, numElements(layer.shape)));
   double flops = layer.forwardFlops * fraction;
-  double in = 0;
+  // Task 0's input box is clipped at the image border; an interior task
+  // reads the full halo. Charge the larger.
+  std::vector<int64_t> middle;
+  for (int64_t d : config.degrees)
+    middle.push_back(d / 2);
+  int64_t interior = 0;
+  for (size_t d = 0; d < middle.size(); ++d)
+    interior = interior * config.degrees[d] + middle[d];
+  TileBox inner = tileOfTask(layer.shape, config.degrees, interior);
+  double in = 0, innerIn = 0;
   bool needsInputGradient = false;
   for (unsigned i = 0; i < layer.inputs.size(); ++i) {
     in += kBytesPerElement * layer.inputBox(i, tile).volume();
+    innerIn += kBytesPerElement * layer.inputBox(i, inner).volume();
     needsInputGradient |= layer.inputs[i].producer >= 0;
   }
+  in = std::max(in, innerIn);
   double out = kBytesPerElement * tile.volume();
   int64_t c = config.degrees.size() > 1 ? config.degrees[1] : 1;
   double weights = kBytesPerElement * std::ceil(double(layer.params) / c);

@@ -34,7 +34,12 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
       edgesOf(graph.layers.size()) {
   for (size_t l = 0; l < graph.layers.size(); ++l) {
     const Layer &layer = graph.layers[l];
-    nodeKeys.push_back(layer.signature + "|" +
+    // A layer fed only by graph inputs skips its backward-data pass, which
+    // the signature does not show.
+    std::string inputs;
+    for (const LayerInput &in : layer.inputs)
+      inputs += in.producer < 0 ? 'g' : 'l';
+    nodeKeys.push_back(layer.signature + "|" + inputs + "|" +
                        candidatesKey(this->candidates[l]));
     for (unsigned i = 0; i < layer.inputs.size(); ++i) {
       int p = layer.inputs[i].producer;

@@ -38,6 +38,17 @@ std::string splitKind(const ParallelConfig &c) {
   return "mixed";
 }
 
+/// Names come from models: escape them for DOT strings.
+std::string dotEscape(StringRef text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 } // namespace
 
 std::string reportToJSON(const StrategyReport &r) {
@@ -123,7 +134,7 @@ std::string reportToDOT(const StrategyReport &r) {
   std::string s;
   raw_string_ostream os(s);
   os << "digraph strategy {\n"
-     << "  label=\"" << r.model << ": " << r.strategy << " on " << r.devices
+     << "  label=\"" << dotEscape(r.model) << ": " << r.strategy << " on " << r.devices
      << " x " << r.machine
      << formatv(", {0:f3} ms per iteration", r.cost.totalMs())
      << "\\nblue: sample (n) split, orange: channel (c), green: spatial "
@@ -131,7 +142,7 @@ std::string reportToDOT(const StrategyReport &r) {
      << "  node [shape=box, style=filled, fontname=\"Helvetica\"];\n";
   for (size_t i = 0; i < r.layers.size(); ++i) {
     const LayerEntry &l = r.layers[i];
-    os << "  l" << i << " [label=\"" << l.name << "\\n" << l.op << " "
+    os << "  l" << i << " [label=\"" << dotEscape(l.name) << "\\n" << l.op << " "
        << l.config.str() << "\", fillcolor=\""
        << colours.at(splitKind(l.config)) << "\"];\n";
   }
@@ -175,19 +186,29 @@ Expected<ImportedStrategy> readStrategy(StringRef path) {
     const json::Object *config = l ? l->getObject("config") : nullptr;
     if (!name || !config)
       return fail(formatv("layer {0} needs a 'name' and a 'config'", i));
+    for (const auto &kv : *config)
+      if (!llvm::is_contained(dims, StringRef(kv.first)))
+        return fail(formatv("layer '{0}': unknown config key '{1}' (use n, "
+                            "c, h, w)",
+                            *name, StringRef(kv.first)));
     std::vector<int64_t> degrees;
     for (const char *d : dims) {
-      std::optional<int64_t> v = config->getInteger(d);
+      const json::Value *v = config->get(d);
       if (!v)
-        break;
-      if (*v < 1)
+        continue;
+      std::optional<int64_t> i = v->getAsInteger();
+      if (!i)
+        return fail(formatv("layer '{0}': degree {1} must be an integer",
+                            *name, d));
+      if (*i < 1)
         return fail(formatv("layer '{0}': degree {1}={2} must be at least 1",
-                            *name, d, *v));
-      degrees.push_back(*v);
+                            *name, d, *i));
+      degrees.push_back(*i);
     }
-    if (degrees.size() != 2 && degrees.size() != 4)
-      return fail(formatv("layer '{0}': config needs n and c (and h, w for "
-                          "4-D layers)",
+    bool twoD = config->size() == 2 && config->get("n") && config->get("c");
+    if (!twoD && config->size() != 4)
+      return fail(formatv("layer '{0}': config needs n and c, plus h and w "
+                          "for 4-D layers",
                           *name));
     s.layers.push_back({name->str(), degrees});
   }

@@ -76,6 +76,9 @@ private:
   std::vector<Elimination> eliminations;
   /// The choice of the nodes left after degree <= 2 eliminations.
   std::vector<int> remainingChoice;
+  /// The optimal cost of the parts of the graph already reduced away as
+  /// isolated nodes: part of any lower bound.
+  double reducedCost = 0;
   int aliveCount = 0;
   SearchStats stats;
 };
@@ -129,6 +132,7 @@ std::vector<double> Eliminator::takePair(int a, int b) {
 void Eliminator::eliminateIsolated(int j) {
   const std::vector<double> &u = unary[j];
   int best = static_cast<int>(std::min_element(u.begin(), u.end()) - u.begin());
+  reducedCost += u[best]; // This part of the graph is settled.
   eliminations.push_back({j, {}, {}, {best}});
   alive[j] = false;
 }
@@ -345,14 +349,16 @@ bool Eliminator::variableElimination(std::vector<Factor> factors,
 void Eliminator::approximate(const std::vector<Factor> &factors,
                              const std::vector<int> &remaining,
                              std::vector<int> &choice) {
-  // Lower bound: every factor at its own minimum.
-  double bound = 0;
+  // Lower bound: the settled parts plus every factor at its own minimum.
+  double bound = reducedCost;
   for (const Factor &f : factors)
     bound += *std::min_element(f.table.begin(), f.table.end());
   stats.lowerBound = bound;
   stats.exact = false;
   // Iterated conditional modes from the all-zero choice: each node in turn
   // takes its best configuration given the others, until none changes.
+  for (int x : remaining)
+    choice[x] = 0;
   for (int sweep = 0; sweep < 100; ++sweep) {
     bool changed = false;
     for (int x : remaining) {

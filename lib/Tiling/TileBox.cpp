@@ -4,12 +4,20 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace hd {
 
 TileBox::TileBox(std::vector<Range> ranges) : rank_(ranges.size()) {
-  assert(ranges.size() <= kMaxRank && "rank exceeds kMaxRank");
+  // A programming error, not bad input (verifiers bound ranks): stop rather
+  // than write past the array, also in release builds.
+  if (ranges.size() > kMaxRank) {
+    std::fprintf(stderr, "hd: TileBox of rank %zu exceeds %u\n",
+                 ranges.size(), kMaxRank);
+    std::abort();
+  }
   std::copy(ranges.begin(), ranges.end(), ranges_.begin());
 }
 

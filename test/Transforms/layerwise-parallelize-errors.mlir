@@ -42,3 +42,19 @@
 // RUN: sed -e '0,/"n": [0-9]*/s//"n": 0/' %t.small.json > %t.zero.json
 // RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=4 machine=p100-cluster import=%t.zero.json" 2>&1 | FileCheck %s --check-prefix=ZERODEG
 // ZERODEG: error: {{.*}}zero.json: layer '{{.*}}': degree n=0 must be at least 1
+
+// A config with keys the strategy format does not have.
+// RUN: sed -e '0,/"n": [0-9]*/s//"N": 2/' %t.small.json > %t.keys.json
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=4 machine=p100-cluster import=%t.keys.json" 2>&1 | FileCheck %s --check-prefix=KEYS
+// KEYS: error: {{.*}}keys.json: layer 'conv1': unknown config key 'N' (use n, c, h, w)
+
+// A pinned layer and an imported strategy that disagree.
+// RUN: sed -e 's/out_features = 10 : i64, bias = true}/out_features = 10 : i64, bias = true, parallel = #hd.pconfig<n = 3, c = 1>}/' %S/Inputs/small-cnn.mlir > %t.pinned.mlir
+// RUN: hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=4 machine=p100-cluster strategy=data report=%t.data.json" -o /dev/null
+// RUN: not hd-opt %t.pinned.mlir --layerwise-parallelize="devices=4 machine=p100-cluster import=%t.data.json" 2>&1 | FileCheck %s --check-prefix=PINNED
+// PINNED: error: loc("fc"): 'hd.linear' op is pinned to n=3 c=1 but the imported strategy says n=4 c=1; remove one of the two
+
+// Layers without unique names cannot take an imported strategy.
+// RUN: sed -e 's/loc("relu1")/loc("conv1")/' %S/Inputs/small-cnn.mlir > %t.twice.mlir
+// RUN: not hd-opt %t.twice.mlir --layerwise-parallelize="devices=4 machine=p100-cluster import=%t.data.json" 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: error: loc("conv1"): layer name 'conv1' is not unique; strategies match layers by name (give each layer a loc("name"))

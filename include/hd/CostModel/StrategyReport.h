@@ -49,8 +49,8 @@ struct StrategyReport {
 std::string reportToJSON(const StrategyReport &report);
 /// The human table: one row per layer, then the totals.
 std::string reportTable(const StrategyReport &report);
-/// Graphviz: one box per layer coloured by its split, edges labelled with
-/// their transfer time.
+/// Graphviz: one box per layer labelled with its configuration and
+/// coloured by its split kind, and the layer graph's edges.
 std::string reportToDOT(const StrategyReport &report);
 
 /// A strategy read back from a report.

@@ -7,7 +7,7 @@
 //      them, min over its configurations (O(C^3));
 //   4. what remains (K nodes) is enumerated when its configuration space is
 //      small, and otherwise solved by variable elimination (min-sum over
-//      n-ary factors, min-fill order), still exact;
+//      n-ary factors, smallest new factor first), still exact;
 //   5. undo replays the eliminations backwards to pick every configuration.
 // If even variable elimination would need a table above the size limit, the
 // result is a heuristic upper bound and the stats say how far from optimal

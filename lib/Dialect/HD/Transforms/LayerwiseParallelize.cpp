@@ -43,7 +43,7 @@ int64_t largestDegree(int64_t devices, int64_t size) {
   return 1;
 }
 
-/// Writes `text` to `path` atomically: a failed run leaves no partial file.
+/// Writes `text` to `path`; an error leaves no partial file behind.
 LogicalResult writeFile(Operation *anchor, StringRef path, StringRef what,
                         StringRef text) {
   std::string error;
@@ -107,9 +107,20 @@ LayerwiseParallelizePass::importStrategy(const ModuleLayers &layers) {
                        << imported->devices << " devices, not " << numDevices;
     return failure();
   }
+  // Layers are matched by name, so names must identify them.
   llvm::StringMap<std::vector<int64_t>> byName;
   for (const auto &[name, degrees] : imported->layers)
     byName[name] = degrees;
+  llvm::StringMap<size_t> seen;
+  for (size_t l = 0; l < layers.ops.size(); ++l) {
+    auto [it, fresh] = seen.try_emplace(layers.graph.layers[l].name, l);
+    if (!fresh) {
+      layers.ops[l]->emitError()
+          << "layer name '" << it->first() << "' is not unique; strategies "
+          << "match layers by name (give each layer a loc(\"name\"))";
+      return failure();
+    }
+  }
   std::vector<ParallelConfig> strategy;
   for (size_t l = 0; l < layers.ops.size(); ++l) {
     const Layer &layer = layers.graph.layers[l];
@@ -224,6 +235,13 @@ void LayerwiseParallelizePass::runOnOperation() {
       return signalPassFailure();
     chosen = std::move(*imported);
     for (size_t l = 0; l < n; ++l) {
+      if (pinned[l] && *pinned[l] != chosen[l]) {
+        layers.ops[l]->emitOpError()
+            << "is pinned to " << pinned[l]->str() << " but the imported "
+            << "strategy says " << chosen[l].str()
+            << "; remove one of the two";
+        return signalPassFailure();
+      }
       if (chosen[l].tasks() > numDevices) {
         layers.ops[l]->emitError()
             << "the imported configuration " << chosen[l].str() << " has "
