@@ -12,23 +12,8 @@ namespace {
 
 constexpr double kBytesPerElement = 4; // f32
 
-/// Devices of the tasks that share tile index `cIndex` along c: a replica
-/// group of the layer's parameters.
-std::vector<std::vector<int64_t>> replicaGroups(const ParallelConfig &config) {
-  const std::vector<int64_t> &d = config.degrees;
-  int64_t c = d.size() > 1 ? d[1] : 1;
-  int64_t inner = 1; // tasks per step of c: product of the dims after c
-  for (size_t i = 2; i < d.size(); ++i)
-    inner *= d[i];
-  std::vector<std::vector<int64_t>> groups(c);
-  for (int64_t t = 0; t < config.tasks(); ++t)
-    groups[(t / inner) % c].push_back(t);
-  return groups;
-}
-
-/// Groups of tasks that hold the same channels of the same... samples: the
-/// tasks that must combine per-channel (batch norm) or per-sample (softmax)
-/// statistics. `keep` selects the dims whose index stays fixed in a group.
+/// Groups of tasks that must combine per-channel (batch norm) or per-sample
+/// (softmax) statistics. `keep` selects the dims whose index stays fixed in a group.
 std::vector<std::vector<int64_t>>
 statisticGroups(const ParallelConfig &config, const std::vector<bool> &keep) {
   const std::vector<int64_t> &d = config.degrees;

@@ -312,3 +312,31 @@ void transferLoads(const Machine &machine, const ProducerGrid &producer,
 }
 
 } // namespace hd
+
+namespace hd {
+
+std::vector<BoxMove> transferPlan(const ProducerGrid &producer,
+                                  const ConsumerTiles &tiles) {
+  std::vector<BoxMove> plan;
+  visitFlows(producer.shape, producer.config, tiles.boxes,
+             [&](const Flow &f) {
+               TileBox tile = tileOfTask(producer.shape,
+                                         producer.config.degrees, f.src);
+               plan.push_back({f.src, f.dst, intersect(tiles.boxes[f.dst],
+                                                       tile)});
+             });
+  return plan;
+}
+
+bool readsOwnDeviceTile(const ProducerGrid &producer,
+                        const ConsumerTiles &tiles) {
+  if (producer.config.tasks() != static_cast<int64_t>(tiles.boxes.size()))
+    return false;
+  for (size_t q = 0; q < tiles.boxes.size(); ++q)
+    if (tiles.boxes[q] !=
+        tileOfTask(producer.shape, producer.config.degrees, q))
+      return false;
+  return true;
+}
+
+} // namespace hd

@@ -21,6 +21,18 @@ std::string ParallelConfig::str() const {
   return os.str();
 }
 
+std::vector<std::vector<int64_t>> replicaGroups(const ParallelConfig &config) {
+  const std::vector<int64_t> &d = config.degrees;
+  int64_t c = d.size() > 1 ? d[1] : 1;
+  int64_t inner = 1; // tasks per step of c: the product of the dims after c
+  for (size_t i = 2; i < d.size(); ++i)
+    inner *= d[i];
+  std::vector<std::vector<int64_t>> groups(c);
+  for (int64_t t = 0; t < config.tasks(); ++t)
+    groups[(t / inner) % c].push_back(t);
+  return groups;
+}
+
 static void enumerate(const std::vector<int64_t> &shape, int64_t devices,
                       size_t dim, int64_t product,
                       std::vector<int64_t> &degrees,

@@ -74,6 +74,22 @@ void transferLoads(const Machine &machine, const ProducerGrid &producer,
                    const ConsumerTiles &tiles, bool allowSeparable,
                    TransferLoads &loads);
 
+/// One box a producer task sends a consumer task (global coordinates).
+struct BoxMove {
+  int64_t src, dst;
+  TileBox box;
+};
+
+/// The static plan of a transfer: every box that must move, ordered by
+/// consumer task, then producer task.
+std::vector<BoxMove> transferPlan(const ProducerGrid &producer,
+                                  const ConsumerTiles &tiles);
+
+/// True when every consumer task reads exactly the tile its own device
+/// holds: the layers' tiles agree and no transfer is needed.
+bool readsOwnDeviceTile(const ProducerGrid &producer,
+                        const ConsumerTiles &tiles);
+
 /// Calls `flow` for every (producer task, consumer task) pair on different
 /// devices that must move data; each pair once.
 void forEachFlow(const std::vector<int64_t> &producerShape,

@@ -26,6 +26,11 @@ struct ParallelConfig {
   bool operator!=(const ParallelConfig &o) const { return !(*this == o); }
 };
 
+/// The replica groups of a layer's parameters: tasks with the same tile
+/// index along c (dim 1) hold the same parameter shard and sum their
+/// gradients. Group g lists its tasks in increasing order.
+std::vector<std::vector<int64_t>> replicaGroups(const ParallelConfig &config);
+
 /// The candidate configurations of a layer whose partitioned shape is
 /// `shape` on `devices` devices: every combination of degrees whose product
 /// divides the device count (so 1, 2, 3 and 6 tasks on 6 devices; fewer

@@ -399,3 +399,86 @@ func.func @huge_stride(%x: tensor<2x3x8x8xf32>) -> tensor<2x4x1x1xf32> {
   %0 = hd.conv2d %x {out_channels = 4 : i64, kernel = array<i64: 3, 3>, stride = array<i64: 4611686018427387904, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = true} : tensor<2x3x8x8xf32> -> tensor<2x4x1x1xf32>
   return %0 : tensor<2x4x1x1xf32>
 }
+
+// -----
+
+// expected-error @+1 {{a move from task 1 to itself is not a transfer}}
+func.func @move_to_self() attributes {test.m = #hd.move<src = 1, dst = 1, lo = [0], hi = [1]>} { return }
+
+// -----
+
+// expected-error @+1 {{the box is empty or negative along dim 1: [3, 3)}}
+func.func @move_empty() attributes {test.m = #hd.move<src = 0, dst = 1, lo = [0, 3], hi = [1, 3]>} { return }
+
+// -----
+
+// expected-error @+1 {{lo and hi must have one entry per dimension}}
+func.func @move_ranks() attributes {test.m = #hd.move<src = 0, dst = 1, lo = [0, 3], hi = [1]>} { return }
+
+// -----
+
+func.func @transfer_task_range(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{move #0 goes from task 2 to task 0, but 'from' has 2 tasks and 'to' has 1}}
+  %t = hd.transfer %x {from = #hd.pconfig<n = 2, c = 1>, to = #hd.pconfig<n = 1, c = 1>, moves = [#hd.move<src = 2, dst = 0, lo = [4, 0], hi = [8, 4]>]} : tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @transfer_box_range(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{move #0 reaches 9 along dim 0 of size 8}}
+  %t = hd.transfer %x {from = #hd.pconfig<n = 2, c = 1>, to = #hd.pconfig<n = 1, c = 1>, moves = [#hd.move<src = 1, dst = 0, lo = [4, 0], hi = [9, 4]>]} : tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @transfer_box_rank(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{move #0 has a 4-D box for a 2-D tensor}}
+  %t = hd.transfer %x {from = #hd.pconfig<n = 2, c = 1>, to = #hd.pconfig<n = 1, c = 1>, moves = [#hd.move<src = 1, dst = 0, lo = [4, 0, 0, 0], hi = [8, 4, 1, 1]>]} : tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @transfer_config_rank(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'from' #hd.pconfig<n = 1, c = 1, h = 2, w = 1> splits h or w of a 2-D tensor}}
+  %t = hd.transfer %x {from = #hd.pconfig<n = 1, c = 1, h = 2, w = 1>, to = #hd.pconfig<n = 1, c = 1>, moves = []} : tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @sync_without_parameters(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %r = hd.relu %x : tensor<8x4xf32>
+  // expected-error @+1 {{syncs the gradients of a layer with parameters; its operand must be such a layer's output}}
+  hd.grad_sync %r {groups = [array<i64: 0, 1>], bytes = 4 : i64} : tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @sync_small_group(%x: tensor<8x6xf32>) -> tensor<8x4xf32> {
+  %a = hd.linear %x {out_features = 4 : i64, bias = true} : tensor<8x6xf32> -> tensor<8x4xf32>
+  // expected-error @+1 {{replica group #0 has fewer than 2 tasks: nothing to sync}}
+  hd.grad_sync %a {groups = [array<i64: 0>], bytes = 4 : i64} : tensor<8x4xf32>
+  return %a : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @sync_repeated_task(%x: tensor<8x6xf32>) -> tensor<8x4xf32> {
+  %a = hd.linear %x {out_features = 4 : i64, bias = true} : tensor<8x6xf32> -> tensor<8x4xf32>
+  // expected-error @+1 {{replica group #0 lists task 1 twice or a negative task}}
+  hd.grad_sync %a {groups = [array<i64: 0, 1, 1>], bytes = 4 : i64} : tensor<8x4xf32>
+  return %a : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @sync_bytes(%x: tensor<8x6xf32>) -> tensor<8x4xf32> {
+  %a = hd.linear %x {out_features = 4 : i64, bias = true} : tensor<8x6xf32> -> tensor<8x4xf32>
+  // expected-error @+1 {{bytes must be positive}}
+  hd.grad_sync %a {groups = [array<i64: 0, 1>], bytes = 0 : i64} : tensor<8x4xf32>
+  return %a : tensor<8x4xf32>
+}

@@ -39,6 +39,18 @@ func.func @layers(%x: tensor<8x3x17x17xf32>, %labels: tensor<8xi32>) -> tensor<f
   return %loss : tensor<f32>
 }
 
+// Explicit data movement.
+// CHECK-LABEL: func.func @movement
+func.func @movement(%x: tensor<8x6xf32>) -> tensor<8x4xf32> {
+  %a = hd.linear %x {out_features = 4 : i64, bias = true, parallel = #hd.pconfig<n = 2, c = 1>} : tensor<8x6xf32> -> tensor<8x4xf32>
+  // CHECK: hd.grad_sync %{{.*}} {bytes = 112 : i64, groups = [array<i64: 0, 1>]} : tensor<8x4xf32>
+  hd.grad_sync %a {groups = [array<i64: 0, 1>], bytes = 112 : i64} : tensor<8x4xf32>
+  // CHECK: hd.transfer %{{.*}} {from = #hd.pconfig<n = 2, c = 1>, moves = [#hd.move<src = 1, dst = 0, lo = [4, 0], hi = [8, 4]>], to = #hd.pconfig<n = 1, c = 1>} : tensor<8x4xf32>
+  %t = hd.transfer %a {from = #hd.pconfig<n = 2, c = 1>, to = #hd.pconfig<n = 1, c = 1>, moves = [#hd.move<src = 1, dst = 0, lo = [4, 0], hi = [8, 4]>]} : tensor<8x4xf32>
+  %r = hd.relu %t {parallel = #hd.pconfig<n = 1, c = 1>} : tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
 // The attribute on its own, with and without the spatial degrees.
 // CHECK-LABEL: func.func @configs
 // CHECK-SAME: test.a = #hd.pconfig<n = 4, c = 1, h = 2, w = 2>

@@ -36,3 +36,21 @@ void HDDialect::registerAttributes() {
 #include "hd/Dialect/HD/IR/HDAttrs.cpp.inc"
       >();
 }
+
+LogicalResult MoveAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               int64_t src, int64_t dst, ArrayRef<int64_t> lo,
+                               ArrayRef<int64_t> hi) {
+  if (src < 0 || dst < 0)
+    return emitError() << "tasks must be >= 0, got src = " << src
+                       << ", dst = " << dst;
+  if (src == dst)
+    return emitError() << "a move from task " << src
+                       << " to itself is not a transfer";
+  if (lo.size() != hi.size() || lo.empty())
+    return emitError() << "lo and hi must have one entry per dimension";
+  for (size_t d = 0; d < lo.size(); ++d)
+    if (lo[d] < 0 || hi[d] <= lo[d])
+      return emitError() << "the box is empty or negative along dim " << d
+                         << ": [" << lo[d] << ", " << hi[d] << ")";
+  return success();
+}

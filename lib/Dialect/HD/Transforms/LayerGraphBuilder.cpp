@@ -74,8 +74,16 @@ FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module) {
   llvm::DenseMap<Value, int> producerOf;
   uint64_t hash = fnv1a("hd-model-1");
   for (Operation &op : func.getBody().front()) {
-    if (isa<func::ReturnOp>(op))
+    if (isa<func::ReturnOp, GradSyncOp>(op))
       continue;
+    // A transfer moves a tensor between layers; the graph's edge still runs
+    // from the layer that made it.
+    if (auto transfer = dyn_cast<TransferOp>(op)) {
+      auto it = producerOf.find(transfer.getInput());
+      if (it != producerOf.end())
+        producerOf[transfer.getOutput()] = it->second;
+      continue;
+    }
     auto layerOp = dyn_cast<LayerOpInterface>(op);
     if (!layerOp) {
       op.emitError() << "is not an hd layer; --layerwise-parallelize "

@@ -104,4 +104,29 @@ def HD_PConfigAttr : HD_Attr<"PConfig", "pconfig"> {
   }];
 }
 
+def HD_MoveAttr : HD_Attr<"Move", "move"> {
+  let summary = "one box of a tensor sent from one task to another";
+  let description = [{
+    Part of an `hd.transfer`'s plan: task `src` of the producer sends the box
+    `[lo, hi)` (one half-open range per dimension, in the tensor's global
+    coordinates) to task `dst` of the consumer. Tasks run on devices of the
+    same number.
+
+    ```mlir
+    #hd.move<src = 1, dst = 0, lo = [0, 0, 27, 0], hi = [32, 64, 28, 55]>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$src,
+    "int64_t":$dst,
+    ArrayRefParameter<"int64_t">:$lo,
+    ArrayRefParameter<"int64_t">:$hi
+  );
+  let assemblyFormat = [{
+    `<` `src` `=` $src `,` `dst` `=` $dst `,` `lo` `=` `[` $lo `]` `,`
+    `hi` `=` `[` $hi `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif // HD_DIALECT_HD_IR_HDBASE_TD

@@ -241,4 +241,69 @@ def HD_SoftmaxCrossEntropyOp : HD_LayerOp<"softmax_cross_entropy", [
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Data movement: explicit after --hd-insert-transfers
+//===----------------------------------------------------------------------===//
+
+def HD_TransferOp : Op<HD_Dialect, "transfer", [Pure,
+    AllTypesMatch<["input", "output"]>]> {
+  let summary = "redistribute a tensor from one layer's tiles to another's";
+  let description = [{
+    The same tensor, moved from the tiles of the producer's configuration
+    (`from`) to where the consumer's tasks (configuration `to`) read it. The
+    plan `moves` lists every box one task sends another; each consumer task
+    gets its input box from its own device's tile plus the boxes sent to it.
+    Backward sends the gradients of the same boxes the other way and sums
+    them where boxes overlap (halos, replicated inputs).
+
+    For example, a 2-way sample split feeding a 2-way channel split of a
+    convolution (which needs all input channels of its samples):
+
+    ```
+       from n=2                      to c=2 (each task reads all 64 rows)
+       task 0: rows  0..31  ──────▶  task 0: rows 0..63  (0..31 local)
+                            ╲   ╱
+                             ╲ ╱   move 1 -> 0: rows 32..63
+                             ╱ ╲   move 0 -> 1: rows  0..31
+                            ╱   ╲
+       task 1: rows 32..63  ──────▶  task 1: rows 0..63  (32..63 local)
+    ```
+
+    ```mlir
+    %t = hd.transfer %x {from = #hd.pconfig<n = 2, c = 1, h = 1, w = 1>,
+                         to = #hd.pconfig<n = 1, c = 2, h = 1, w = 1>,
+                         moves = [#hd.move<src = 1, dst = 0, lo = [32, 0, 0, 0], hi = [64, 3, 8, 8]>,
+                                  #hd.move<src = 0, dst = 1, lo = [0, 0, 0, 0], hi = [32, 3, 8, 8]>]}
+        : tensor<64x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins HD_FloatTensor:$input, HD_PConfigAttr:$from,
+                   HD_PConfigAttr:$to,
+                   TypedArrayAttrBase<HD_MoveAttr, "transfer plan">:$moves);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def HD_GradSyncOp : Op<HD_Dialect, "grad_sync", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "all-reduce a layer's parameter gradients over its replicas";
+  let description = [{
+    After backward, the tasks of the layer that produced `layer_output`
+    which hold the same parameter shard (the same tile index along c; they
+    differ along n, h or w) sum their gradients. `groups` lists each replica
+    group's tasks; `bytes` is the size of one shard's gradient.
+
+    ```mlir
+    hd.grad_sync %conv {groups = [array<i64: 0, 2>, array<i64: 1, 3>],
+                        bytes = 92928 : i64} : tensor<32x64x55x55xf32>
+    ```
+  }];
+  let arguments = (ins HD_FloatTensor:$layer_output,
+                   TypedArrayAttrBase<DenseI64ArrayAttr, "replica groups">:$groups,
+                   I64Attr:$bytes);
+  let assemblyFormat = "$layer_output attr-dict `:` type($layer_output)";
+  let hasVerifier = 1;
+}
+
 #endif // HD_DIALECT_HD_IR_HDOPS_TD

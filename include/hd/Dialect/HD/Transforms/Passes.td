@@ -81,4 +81,38 @@ def LayerwiseParallelizePass
   ];
 }
 
+def InsertTransfersPass : Pass<"hd-insert-transfers", "mlir::ModuleOp"> {
+  let summary = "Make every data movement and gradient sync explicit";
+  let description = [{
+    For every edge whose consumer's tasks do not read exactly the tiles their
+    own devices hold (different configurations, halos of h/w splits,
+    replicated inputs of channel splits, layers on fewer devices than their
+    neighbours), inserts an `hd.transfer` before the consumer with the static
+    plan of every box one task sends another, computed from the exact boxes
+    of docs/design.md. For every layer whose parameters are replicated
+    (split along n, h or w), inserts an `hd.grad_sync` of its replica groups
+    after it.
+
+    Requires `--layerwise-parallelize` (or hand-written configurations) to
+    have run. Idempotent: operands that already come through a transfer and
+    layers that already have a sync are left alone.
+
+    Guarantees to the next pass what `--hd-verify-transfers` checks.
+  }];
+}
+
+def VerifyTransfersPass : Pass<"hd-verify-transfers", "mlir::ModuleOp"> {
+  let summary = "Check that a program is ready for lowering";
+  let description = [{
+    The contract lowering relies on, checked before it starts:
+    - the module has `hd.devices` and every layer a configuration;
+    - every edge that needs data from other devices goes through an
+      `hd.transfer` whose `from` and `to` are the producer's and consumer's
+      configurations and whose plan is exactly the boxes that must move;
+    - every layer with replicated parameters has one `hd.grad_sync` with its
+      replica groups.
+    Emits an error on the offending op otherwise; changes nothing.
+  }];
+}
+
 #endif // HD_DIALECT_HD_TRANSFORMS_PASSES_TD

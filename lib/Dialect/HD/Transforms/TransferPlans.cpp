@@ -1,0 +1,78 @@
+//===- TransferPlans.cpp - transfer plans and replica groups of IR --------===//
+
+#include "TransferPlans.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace hd {
+
+FailureOr<ConfiguredModule> configuredModule(ModuleOp module,
+                                             llvm::StringRef pass) {
+  if (!module->hasAttr(HDDialect::getDevicesAttrName())) {
+    module.emitError() << pass << " needs a module with hd.devices: run "
+                       << "--layerwise-parallelize first";
+    return failure();
+  }
+  FailureOr<ModuleLayers> built = buildLayerGraph(module);
+  if (failed(built))
+    return failure();
+  ConfiguredModule m{std::move(*built), {}};
+  for (size_t l = 0; l < m.layers.ops.size(); ++l) {
+    PConfigAttr attr = m.layers.ops[l].getParallelConfig();
+    if (!attr) {
+      m.layers.ops[l]->emitOpError()
+          << "has no configuration; " << pass
+          << " needs every layer configured (run --layerwise-parallelize)";
+      return failure();
+    }
+    m.configs.push_back(
+        toParallelConfig(attr, m.layers.graph.layers[l].shape.size()));
+  }
+  return m;
+}
+
+std::optional<ArrayAttr> planAttr(const ConfiguredModule &m, int consumer,
+                                  unsigned operand) {
+  const Layer &layer = m.layers.graph.layers[consumer];
+  int producer = layer.inputs[operand].producer;
+  ProducerGrid grid =
+      producerGrid(m.layers.graph.layers[producer].shape, m.configs[producer]);
+  ConsumerTiles tiles = consumerTiles(layer, operand, m.configs[consumer]);
+  if (readsOwnDeviceTile(grid, tiles))
+    return std::nullopt;
+  MLIRContext *context = m.layers.ops[consumer]->getContext();
+  SmallVector<Attribute> moves;
+  for (const BoxMove &move : transferPlan(grid, tiles)) {
+    SmallVector<int64_t> lo, hi;
+    for (unsigned d = 0; d < move.box.rank(); ++d) {
+      lo.push_back(move.box[d].lo);
+      hi.push_back(move.box[d].hi);
+    }
+    moves.push_back(MoveAttr::get(context, move.src, move.dst, lo, hi));
+  }
+  return ArrayAttr::get(context, moves);
+}
+
+ArrayAttr replicaGroupsAttr(const ConfiguredModule &m, int layer) {
+  MLIRContext *context = m.layers.ops[layer]->getContext();
+  SmallVector<Attribute> groups;
+  if (m.layers.graph.layers[layer].params > 0)
+    for (const std::vector<int64_t> &g : replicaGroups(m.configs[layer]))
+      if (g.size() > 1)
+        groups.push_back(DenseI64ArrayAttr::get(context, g));
+  return ArrayAttr::get(context, groups);
+}
+
+int64_t gradientShardBytes(const ConfiguredModule &m, int layer) {
+  const std::vector<int64_t> &d = m.configs[layer].degrees;
+  int64_t c = d.size() > 1 ? d[1] : 1;
+  int64_t params = m.layers.graph.layers[layer].params;
+  return 4 * blockPart(params, c, 0).size();
+}
+
+} // namespace hd
