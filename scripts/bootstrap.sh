@@ -11,6 +11,9 @@ PACKAGES=(
   # ONNX import; python3-onnx builds the importer's test models and reads
   # ONNX files in the benchmarks.
   libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx
+  # Runtime, CPU backend: oneDNN kernels (its CMake package needs OpenCL's
+  # headers).
+  libdnnl-dev ocl-icd-opencl-dev
   # Unit tests.
   libgtest-dev
 )

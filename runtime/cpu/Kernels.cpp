@@ -1,0 +1,278 @@
+//===- Kernels.cpp - CPU layer kernels on one tile (oneDNN 2.x) -----------===//
+//
+// Every oneDNN call of the runtime is in this file: its v3 API differs, and
+// keeping it here keeps a port to one place. Buffers are the caller's, in
+// plain nchw / nc / oihw layouts; oneDNN reads and writes them in place.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hdrt/cpu/Kernels.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace hdrt::cpu {
+
+namespace {
+
+using dnnl::algorithm;
+using dnnl::memory;
+using dnnl::prop_kind;
+using tag = memory::format_tag;
+
+dnnl::engine &engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+dnnl::stream &stream() {
+  static dnnl::stream s(engine());
+  return s;
+}
+
+memory::desc desc(const memory::dims &dims, tag layout) {
+  return memory::desc(dims, memory::data_type::f32, layout);
+}
+
+/// A oneDNN view of a caller's buffer.
+memory view(const memory::desc &d, const float *data) {
+  return memory(d, engine(), const_cast<float *>(data));
+}
+
+void run(const dnnl::primitive &p,
+         const std::unordered_map<int, memory> &args) {
+  p.execute(stream(), args);
+  stream().wait();
+}
+
+/// The descriptors every convolution pass shares.
+struct ConvDescs {
+  memory::desc src, weights, bias, dst;
+  memory::dims strides, dilation, padL, padR;
+
+  explicit ConvDescs(const Conv2dShape &s) {
+    const Window2d &w = s.window;
+    int64_t k = s.outChannels, g = s.groups;
+    src = desc({w.n, w.c, w.h, w.w}, tag::nchw);
+    weights = g == 1 ? desc({k, w.c, w.kh, w.kw}, tag::oihw)
+                     : desc({g, k / g, w.c / g, w.kh, w.kw}, tag::goihw);
+    bias = desc({k}, tag::x);
+    dst = desc({w.n, k, w.outH(), w.outW()}, tag::nchw);
+    strides = {w.strideH, w.strideW};
+    // oneDNN counts dilation from 0: a dense kernel has dilation 0.
+    dilation = {w.dilationH - 1, w.dilationW - 1};
+    padL = {w.padTop, w.padLeft};
+    padR = {w.padBottom, w.padRight};
+  }
+
+  dnnl::convolution_forward::primitive_desc forward(bool withBias) const {
+    auto d = withBias
+                 ? dnnl::convolution_forward::desc(
+                       prop_kind::forward_training,
+                       algorithm::convolution_direct, src, weights, bias, dst,
+                       strides, dilation, padL, padR)
+                 : dnnl::convolution_forward::desc(
+                       prop_kind::forward_training,
+                       algorithm::convolution_direct, src, weights, dst,
+                       strides, dilation, padL, padR);
+    return dnnl::convolution_forward::primitive_desc(d, engine());
+  }
+};
+
+struct PoolDescs {
+  memory::desc src, dst;
+  memory::dims strides, kernel, padL, padR;
+  algorithm alg;
+
+  explicit PoolDescs(const Pool2dShape &s) {
+    const Window2d &w = s.window;
+    src = desc({w.n, w.c, w.h, w.w}, tag::nchw);
+    dst = desc({w.n, w.c, w.outH(), w.outW()}, tag::nchw);
+    strides = {w.strideH, w.strideW};
+    kernel = {w.kh, w.kw};
+    padL = {w.padTop, w.padLeft};
+    padR = {w.padBottom, w.padRight};
+    alg = s.max ? algorithm::pooling_max
+          : s.countIncludePad ? algorithm::pooling_avg_include_padding
+                              : algorithm::pooling_avg_exclude_padding;
+  }
+
+  dnnl::pooling_forward::primitive_desc forward() const {
+    return dnnl::pooling_forward::primitive_desc(
+        dnnl::pooling_forward::desc(prop_kind::forward_training, alg, src,
+                                    dst, strides, kernel, padL, padR),
+        engine());
+  }
+};
+
+struct LinearDescs {
+  memory::desc src, weights, bias, dst;
+
+  LinearDescs(int64_t n, int64_t f, int64_t k)
+      : src(desc({n, f}, tag::nc)), weights(desc({k, f}, tag::oi)),
+        bias(desc({k}, tag::x)), dst(desc({n, k}, tag::nc)) {}
+
+  dnnl::inner_product_forward::primitive_desc forward(bool withBias) const {
+    auto d = withBias ? dnnl::inner_product_forward::desc(
+                            prop_kind::forward_training, src, weights, bias,
+                            dst)
+                      : dnnl::inner_product_forward::desc(
+                            prop_kind::forward_training, src, weights, dst);
+    return dnnl::inner_product_forward::primitive_desc(d, engine());
+  }
+};
+
+dnnl::eltwise_forward::primitive_desc reluForwardPd(const memory::desc &d) {
+  return dnnl::eltwise_forward::primitive_desc(
+      dnnl::eltwise_forward::desc(prop_kind::forward_training,
+                                  algorithm::eltwise_relu, d, 0.f, 0.f),
+      engine());
+}
+
+} // namespace
+
+void conv2dForward(const Conv2dShape &s, const float *in, const float *weight,
+                   const float *bias, float *out) {
+  ConvDescs d(s);
+  auto pd = d.forward(bias != nullptr);
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, view(d.src, in)},
+      {DNNL_ARG_WEIGHTS, view(d.weights, weight)},
+      {DNNL_ARG_DST, view(d.dst, out)}};
+  if (bias)
+    args.insert({DNNL_ARG_BIAS, view(d.bias, bias)});
+  run(dnnl::convolution_forward(pd), args);
+}
+
+void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
+                        const float *weight, float *dIn) {
+  ConvDescs d(s);
+  dnnl::convolution_backward_data::primitive_desc pd(
+      dnnl::convolution_backward_data::desc(algorithm::convolution_direct,
+                                            d.src, d.weights, d.dst,
+                                            d.strides, d.dilation, d.padL,
+                                            d.padR),
+      engine(), d.forward(false));
+  run(dnnl::convolution_backward_data(pd),
+      {{DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
+       {DNNL_ARG_WEIGHTS, view(d.weights, weight)},
+       {DNNL_ARG_DIFF_SRC, view(d.src, dIn)}});
+}
+
+void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
+                           const float *dOut, float *dWeight, float *dBias) {
+  ConvDescs d(s);
+  auto desc = dBias ? dnnl::convolution_backward_weights::desc(
+                          algorithm::convolution_direct, d.src, d.weights,
+                          d.bias, d.dst, d.strides, d.dilation, d.padL,
+                          d.padR)
+                    : dnnl::convolution_backward_weights::desc(
+                          algorithm::convolution_direct, d.src, d.weights,
+                          d.dst, d.strides, d.dilation, d.padL, d.padR);
+  dnnl::convolution_backward_weights::primitive_desc pd(
+      desc, engine(), d.forward(dBias != nullptr));
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, view(d.src, in)},
+      {DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
+      {DNNL_ARG_DIFF_WEIGHTS, view(d.weights, dWeight)}};
+  if (dBias)
+    args.insert({DNNL_ARG_DIFF_BIAS, view(d.bias, dBias)});
+  run(dnnl::convolution_backward_weights(pd), args);
+}
+
+void pool2dForward(const Pool2dShape &s, const float *in, float *out) {
+  PoolDescs d(s);
+  auto pd = d.forward();
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, view(d.src, in)},
+                                       {DNNL_ARG_DST, view(d.dst, out)}};
+  // Training-mode max pooling wants a workspace even when unused later.
+  if (s.max)
+    args.insert({DNNL_ARG_WORKSPACE, memory(pd.workspace_desc(), engine())});
+  run(dnnl::pooling_forward(pd), args);
+}
+
+void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
+                    float *dIn) {
+  PoolDescs d(s);
+  auto fwd = d.forward();
+  dnnl::pooling_backward::primitive_desc pd(
+      dnnl::pooling_backward::desc(d.alg, d.src, d.dst, d.strides, d.kernel,
+                                   d.padL, d.padR),
+      engine(), fwd);
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
+      {DNNL_ARG_DIFF_SRC, view(d.src, dIn)}};
+  if (s.max) {
+    // Max pooling's backward needs the forward's argmax: run it again into
+    // a scratch output rather than keep a workspace per layer.
+    memory workspace(fwd.workspace_desc(), engine());
+    memory scratch(d.dst, engine());
+    run(dnnl::pooling_forward(fwd), {{DNNL_ARG_SRC, view(d.src, in)},
+                                     {DNNL_ARG_DST, scratch},
+                                     {DNNL_ARG_WORKSPACE, workspace}});
+    args.insert({DNNL_ARG_WORKSPACE, workspace});
+  }
+  run(dnnl::pooling_backward(pd), args);
+}
+
+void linearForward(int64_t n, int64_t features, int64_t outFeatures,
+                   const float *in, const float *weight, const float *bias,
+                   float *out) {
+  LinearDescs d(n, features, outFeatures);
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, view(d.src, in)},
+      {DNNL_ARG_WEIGHTS, view(d.weights, weight)},
+      {DNNL_ARG_DST, view(d.dst, out)}};
+  if (bias)
+    args.insert({DNNL_ARG_BIAS, view(d.bias, bias)});
+  run(dnnl::inner_product_forward(d.forward(bias != nullptr)), args);
+}
+
+void linearBackwardData(int64_t n, int64_t features, int64_t outFeatures,
+                        const float *dOut, const float *weight, float *dIn) {
+  LinearDescs d(n, features, outFeatures);
+  dnnl::inner_product_backward_data::primitive_desc pd(
+      dnnl::inner_product_backward_data::desc(d.src, d.weights, d.dst),
+      engine(), d.forward(false));
+  run(dnnl::inner_product_backward_data(pd),
+      {{DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
+       {DNNL_ARG_WEIGHTS, view(d.weights, weight)},
+       {DNNL_ARG_DIFF_SRC, view(d.src, dIn)}});
+}
+
+void linearBackwardWeights(int64_t n, int64_t features, int64_t outFeatures,
+                           const float *in, const float *dOut, float *dWeight,
+                           float *dBias) {
+  LinearDescs d(n, features, outFeatures);
+  auto desc = dBias ? dnnl::inner_product_backward_weights::desc(
+                          d.src, d.weights, d.bias, d.dst)
+                    : dnnl::inner_product_backward_weights::desc(
+                          d.src, d.weights, d.dst);
+  dnnl::inner_product_backward_weights::primitive_desc pd(
+      desc, engine(), d.forward(dBias != nullptr));
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, view(d.src, in)},
+      {DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
+      {DNNL_ARG_DIFF_WEIGHTS, view(d.weights, dWeight)}};
+  if (dBias)
+    args.insert({DNNL_ARG_DIFF_BIAS, view(d.bias, dBias)});
+  run(dnnl::inner_product_backward_weights(pd), args);
+}
+
+void reluForward(int64_t count, const float *in, float *out) {
+  memory::desc d = desc({count}, tag::x);
+  run(dnnl::eltwise_forward(reluForwardPd(d)),
+      {{DNNL_ARG_SRC, view(d, in)}, {DNNL_ARG_DST, view(d, out)}});
+}
+
+void reluBackward(int64_t count, const float *in, const float *dOut,
+                  float *dIn) {
+  memory::desc d = desc({count}, tag::x);
+  dnnl::eltwise_backward::primitive_desc pd(
+      dnnl::eltwise_backward::desc(algorithm::eltwise_relu, d, d, 0.f, 0.f),
+      engine(), reluForwardPd(d));
+  run(dnnl::eltwise_backward(pd), {{DNNL_ARG_SRC, view(d, in)},
+                                   {DNNL_ARG_DIFF_DST, view(d, dOut)},
+                                   {DNNL_ARG_DIFF_SRC, view(d, dIn)}});
+}
+
+} // namespace hdrt::cpu

@@ -1,0 +1,227 @@
+//===- KernelsTest.cpp - CPU kernels against naive loops ------------------===//
+//
+// The oracle is the definition: direct loops over every output and tap.
+// Shapes cover groups, strides, dilation and the asymmetric padding of
+// halo tiles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hdrt/cpu/Kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace hdrt::cpu;
+
+namespace {
+
+std::vector<float> randomBuffer(size_t n, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = u(rng);
+  return v;
+}
+
+void expectClose(const std::vector<float> &got, const std::vector<float> &want,
+                 const char *what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  double worst = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    worst = std::max(worst, double(std::abs(got[i] - want[i])) /
+                                (1 + std::abs(want[i])));
+  EXPECT_LT(worst, 1e-4) << what;
+}
+
+/// Calls f(n, k, y, x, c, i, j, inputIndex) for every tap of a convolution
+/// that reads inside the input box.
+template <typename F> void forEachTap(const Conv2dShape &s, F f) {
+  const Window2d &w = s.window;
+  int64_t K = s.outChannels, G = s.groups, Cg = w.c / G, Kg = K / G;
+  for (int64_t n = 0; n < w.n; ++n)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t y = 0; y < w.outH(); ++y)
+        for (int64_t x = 0; x < w.outW(); ++x)
+          for (int64_t c = 0; c < Cg; ++c)
+            for (int64_t i = 0; i < w.kh; ++i)
+              for (int64_t j = 0; j < w.kw; ++j) {
+                int64_t iy = y * w.strideH - w.padTop + i * w.dilationH;
+                int64_t ix = x * w.strideW - w.padLeft + j * w.dilationW;
+                if (iy < 0 || iy >= w.h || ix < 0 || ix >= w.w)
+                  continue;
+                int64_t ic = (k / Kg) * Cg + c;
+                f(n, k, y, x, c, i, j, ((n * w.c + ic) * w.h + iy) * w.w + ix);
+              }
+}
+
+int64_t outIndex(const Conv2dShape &s, int64_t n, int64_t k, int64_t y,
+                 int64_t x) {
+  return ((n * s.outChannels + k) * s.window.outH() + y) * s.window.outW() + x;
+}
+
+int64_t weightIndex(const Conv2dShape &s, int64_t k, int64_t c, int64_t i,
+                    int64_t j) {
+  return ((k * (s.window.c / s.groups) + c) * s.window.kh + i) * s.window.kw +
+         j;
+}
+
+std::vector<Conv2dShape> convShapes() {
+  std::vector<Conv2dShape> shapes;
+  auto add = [&](Window2d w, int64_t k, int64_t g) {
+    shapes.push_back({w, k, g});
+  };
+  add({2, 3, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, 4, 1);  // same padding
+  add({1, 4, 11, 11, 5, 3, 2, 2, 2, 1, 2, 1, 1, 1}, 6, 2); // strided, grouped
+  add({2, 2, 10, 7, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2}, 3, 1);  // dilated
+  // A halo tile: padding only on top (the image border), real rows below.
+  add({1, 3, 6, 8, 3, 3, 1, 1, 1, 1, 0, 1, 1, 1}, 5, 1);
+  add({3, 6, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1}, 6, 6);  // depthwise 1x1
+  return shapes;
+}
+
+} // namespace
+
+TEST(Kernels, ConvolutionMatchesDirectLoops) {
+  std::mt19937 rng(1);
+  for (const Conv2dShape &s : convShapes()) {
+    const Window2d &w = s.window;
+    size_t inSize = w.n * w.c * w.h * w.w;
+    size_t outSize = w.n * s.outChannels * w.outH() * w.outW();
+    size_t wSize = s.outChannels * (w.c / s.groups) * w.kh * w.kw;
+    auto in = randomBuffer(inSize, rng), weight = randomBuffer(wSize, rng);
+    auto bias = randomBuffer(s.outChannels, rng);
+    auto dOut = randomBuffer(outSize, rng);
+
+    std::vector<float> out(outSize), wantOut(outSize);
+    for (size_t i = 0; i < outSize; ++i)
+      wantOut[i] = bias[(i / (w.outH() * w.outW())) % s.outChannels];
+    std::vector<float> wantDIn(inSize, 0), wantDW(wSize, 0),
+        wantDB(s.outChannels, 0);
+    forEachTap(s, [&](int64_t n, int64_t k, int64_t y, int64_t x, int64_t c,
+                      int64_t i, int64_t j, int64_t ii) {
+      int64_t o = outIndex(s, n, k, y, x), wi = weightIndex(s, k, c, i, j);
+      wantOut[o] += in[ii] * weight[wi];
+      wantDIn[ii] += dOut[o] * weight[wi];
+      wantDW[wi] += dOut[o] * in[ii];
+    });
+    for (size_t i = 0; i < outSize; ++i)
+      wantDB[(i / (w.outH() * w.outW())) % s.outChannels] += dOut[i];
+
+    conv2dForward(s, in.data(), weight.data(), bias.data(), out.data());
+    expectClose(out, wantOut, "forward");
+    std::vector<float> dIn(inSize), dW(wSize), dB(s.outChannels);
+    conv2dBackwardData(s, dOut.data(), weight.data(), dIn.data());
+    expectClose(dIn, wantDIn, "backward data");
+    conv2dBackwardWeights(s, in.data(), dOut.data(), dW.data(), dB.data());
+    expectClose(dW, wantDW, "backward weights");
+    expectClose(dB, wantDB, "backward bias");
+  }
+}
+
+TEST(Kernels, PoolingMatchesDirectLoops) {
+  std::mt19937 rng(2);
+  std::vector<Pool2dShape> shapes = {
+      {{2, 3, 9, 9, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1}, true, false},
+      {{1, 2, 8, 8, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1}, true, false},
+      {{2, 2, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, false, true},
+      {{1, 3, 6, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, false, false},
+      {{2, 4, 5, 5, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1}, false, false}, // global
+  };
+  for (const Pool2dShape &s : shapes) {
+    const Window2d &w = s.window;
+    size_t inSize = w.n * w.c * w.h * w.w;
+    size_t outSize = w.n * w.c * w.outH() * w.outW();
+    auto in = randomBuffer(inSize, rng), dOut = randomBuffer(outSize, rng);
+    std::vector<float> wantOut(outSize), wantDIn(inSize, 0);
+    for (int64_t n = 0; n < w.n; ++n)
+      for (int64_t c = 0; c < w.c; ++c)
+        for (int64_t y = 0; y < w.outH(); ++y)
+          for (int64_t x = 0; x < w.outW(); ++x) {
+            int64_t o = ((n * w.c + c) * w.outH() + y) * w.outW() + x;
+            float best = -std::numeric_limits<float>::infinity(), sum = 0;
+            int64_t arg = -1, real = 0;
+            for (int64_t i = 0; i < w.kh; ++i)
+              for (int64_t j = 0; j < w.kw; ++j) {
+                int64_t iy = y * w.strideH - w.padTop + i;
+                int64_t ix = x * w.strideW - w.padLeft + j;
+                if (iy < 0 || iy >= w.h || ix < 0 || ix >= w.w)
+                  continue;
+                int64_t ii = ((n * w.c + c) * w.h + iy) * w.w + ix;
+                ++real;
+                sum += in[ii];
+                if (in[ii] > best) {
+                  best = in[ii];
+                  arg = ii;
+                }
+              }
+            float div = s.countIncludePad ? float(w.kh * w.kw) : float(real);
+            wantOut[o] = s.max ? best : sum / div;
+            if (s.max) {
+              wantDIn[arg] += dOut[o];
+              continue;
+            }
+            for (int64_t i = 0; i < w.kh; ++i)
+              for (int64_t j = 0; j < w.kw; ++j) {
+                int64_t iy = y * w.strideH - w.padTop + i;
+                int64_t ix = x * w.strideW - w.padLeft + j;
+                if (iy >= 0 && iy < w.h && ix >= 0 && ix < w.w)
+                  wantDIn[((n * w.c + c) * w.h + iy) * w.w + ix] +=
+                      dOut[o] / div;
+              }
+          }
+    std::vector<float> out(outSize), dIn(inSize);
+    pool2dForward(s, in.data(), out.data());
+    expectClose(out, wantOut, s.max ? "max forward" : "avg forward");
+    pool2dBackward(s, in.data(), dOut.data(), dIn.data());
+    expectClose(dIn, wantDIn, s.max ? "max backward" : "avg backward");
+  }
+}
+
+TEST(Kernels, LinearMatchesDirectLoops) {
+  std::mt19937 rng(3);
+  for (auto [n, f, k] : std::vector<std::array<int64_t, 3>>{
+           {4, 7, 5}, {1, 16, 3}, {9, 3, 12}}) {
+    auto in = randomBuffer(n * f, rng), weight = randomBuffer(k * f, rng);
+    auto bias = randomBuffer(k, rng), dOut = randomBuffer(n * k, rng);
+    std::vector<float> wantOut(n * k), wantDIn(n * f, 0), wantDW(k * f, 0),
+        wantDB(k, 0);
+    for (int64_t a = 0; a < n; ++a)
+      for (int64_t b = 0; b < k; ++b) {
+        wantOut[a * k + b] = bias[b];
+        wantDB[b] += dOut[a * k + b];
+        for (int64_t c = 0; c < f; ++c) {
+          wantOut[a * k + b] += in[a * f + c] * weight[b * f + c];
+          wantDIn[a * f + c] += dOut[a * k + b] * weight[b * f + c];
+          wantDW[b * f + c] += dOut[a * k + b] * in[a * f + c];
+        }
+      }
+    std::vector<float> out(n * k), dIn(n * f), dW(k * f), dB(k);
+    linearForward(n, f, k, in.data(), weight.data(), bias.data(), out.data());
+    expectClose(out, wantOut, "forward");
+    linearBackwardData(n, f, k, dOut.data(), weight.data(), dIn.data());
+    expectClose(dIn, wantDIn, "backward data");
+    linearBackwardWeights(n, f, k, in.data(), dOut.data(), dW.data(),
+                          dB.data());
+    expectClose(dW, wantDW, "backward weights");
+    expectClose(dB, wantDB, "backward bias");
+  }
+}
+
+TEST(Kernels, ReluMatchesDefinition) {
+  std::mt19937 rng(4);
+  auto in = randomBuffer(1000, rng), dOut = randomBuffer(1000, rng);
+  std::vector<float> out(1000), dIn(1000), wantOut(1000), wantDIn(1000);
+  for (int i = 0; i < 1000; ++i) {
+    wantOut[i] = std::max(in[i], 0.f);
+    wantDIn[i] = in[i] > 0 ? dOut[i] : 0.f;
+  }
+  reluForward(1000, in.data(), out.data());
+  expectClose(out, wantOut, "forward");
+  reluBackward(1000, in.data(), dOut.data(), dIn.data());
+  expectClose(dIn, wantDIn, "backward");
+}
