@@ -1,0 +1,171 @@
+//===- TileOps.cpp - loop kernels whose semantics span tiles --------------===//
+
+#include "hdrt/cpu/TileOps.h"
+#include "hdrt/Random.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hdrt::cpu {
+
+void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
+                          double *sum, double *sumSq) {
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const float *x = in + (s * c + ch) * hw;
+      double a = 0, b = 0;
+      for (int64_t i = 0; i < hw; ++i) {
+        a += x[i];
+        b += double(x[i]) * x[i];
+      }
+      sum[ch] += a;
+      sumSq[ch] += b;
+    }
+}
+
+void batchNormStatistics(int64_t c, int64_t count, double eps,
+                         const double *sum, const double *sumSq, float *mean,
+                         float *invStd) {
+  for (int64_t ch = 0; ch < c; ++ch) {
+    double m = sum[ch] / count;
+    double var = std::max(0.0, sumSq[ch] / count - m * m);
+    mean[ch] = static_cast<float>(m);
+    invStd[ch] = static_cast<float>(1.0 / std::sqrt(var + eps));
+  }
+}
+
+void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
+                      const float *mean, const float *invStd,
+                      const float *scale, const float *shift, float *out) {
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const float *x = in + (s * c + ch) * hw;
+      float *y = out + (s * c + ch) * hw;
+      float a = scale[ch] * invStd[ch];
+      float b = shift[ch] - a * mean[ch];
+      for (int64_t i = 0; i < hw; ++i)
+        y[i] = a * x[i] + b;
+    }
+}
+
+void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
+                                  const float *in, const float *dOut,
+                                  const float *mean, const float *invStd,
+                                  double *sumDOut, double *sumDOutXhat) {
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const float *x = in + (s * c + ch) * hw;
+      const float *dy = dOut + (s * c + ch) * hw;
+      double a = 0, b = 0;
+      for (int64_t i = 0; i < hw; ++i) {
+        a += dy[i];
+        b += double(dy[i]) * (x[i] - mean[ch]) * invStd[ch];
+      }
+      sumDOut[ch] += a;
+      sumDOutXhat[ch] += b;
+    }
+}
+
+void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
+                           const float *in, const float *dOut,
+                           const float *mean, const float *invStd,
+                           const float *scale, const double *sumDOut,
+                           const double *sumDOutXhat, float *dIn) {
+  // dx = scale * invStd * (dy - mean(dy) - xhat * mean(dy * xhat))
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const float *x = in + (s * c + ch) * hw;
+      const float *dy = dOut + (s * c + ch) * hw;
+      float *dx = dIn + (s * c + ch) * hw;
+      double meanDy = sumDOut[ch] / count;
+      double meanDyXhat = sumDOutXhat[ch] / count;
+      double a = double(scale[ch]) * invStd[ch];
+      for (int64_t i = 0; i < hw; ++i) {
+        double xhat = (x[i] - mean[ch]) * double(invStd[ch]);
+        dx[i] = static_cast<float>(a * (dy[i] - meanDy - xhat * meanDyXhat));
+      }
+    }
+}
+
+void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
+                       float *max) {
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t j = 0; j < k; ++j)
+      max[s] = std::max(max[s], logits[s * k + j]);
+}
+
+void softmaxPartialSum(int64_t n, int64_t k, const float *logits,
+                       const float *max, double *sum) {
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t j = 0; j < k; ++j)
+      sum[s] += std::exp(double(logits[s * k + j]) - max[s]);
+}
+
+double softmaxCrossEntropyPartialLoss(int64_t n, int64_t k,
+                                      int64_t classOffset,
+                                      const float *logits,
+                                      const int32_t *labels, const float *max,
+                                      const double *sum) {
+  double loss = 0;
+  for (int64_t s = 0; s < n; ++s) {
+    int64_t j = int64_t(labels[s]) - classOffset;
+    if (j < 0 || j >= k)
+      continue; // Another tile holds this sample's label.
+    loss -= double(logits[s * k + j]) - max[s] - std::log(sum[s]);
+  }
+  return loss;
+}
+
+void softmaxCrossEntropyBackward(int64_t n, int64_t k, int64_t classOffset,
+                                 int64_t globalBatch, const float *logits,
+                                 const int32_t *labels, const float *max,
+                                 const double *sum, float *dLogits) {
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t j = 0; j < k; ++j) {
+      double p = std::exp(double(logits[s * k + j]) - max[s]) / sum[s];
+      if (labels[s] == classOffset + j)
+        p -= 1;
+      dLogits[s * k + j] = static_cast<float>(p / globalBatch);
+    }
+}
+
+int64_t TileRegion::volume() const {
+  int64_t v = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    v *= hi[d] - lo[d];
+  return v;
+}
+
+void dropout(const TileRegion &tile, uint64_t seed, uint64_t layer,
+             float ratio, const float *in, float *out) {
+  float keep = 1.0f / (1.0f - ratio);
+  int64_t index[4];
+  for (int64_t d = 0; d < tile.rank; ++d)
+    index[d] = tile.lo[d];
+  for (int64_t i = 0, v = tile.volume(); i < v; ++i) {
+    int64_t global = 0;
+    for (int64_t d = 0; d < tile.rank; ++d)
+      global = global * tile.shape[d] + index[d];
+    out[i] = uniform(seed, layer, global) < ratio ? 0.0f : in[i] * keep;
+    for (int64_t d = tile.rank; d-- > 0;) {
+      if (++index[d] < tile.hi[d])
+        break;
+      index[d] = tile.lo[d];
+    }
+  }
+}
+
+void add(int64_t count, const float *a, const float *b, float *out) {
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = a[i] + b[i];
+}
+
+void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
+                 float *param, const float *grad, float *velocity) {
+  for (int64_t i = 0; i < count; ++i) {
+    velocity[i] = momentum * velocity[i] + grad[i] + weightDecay * param[i];
+    param[i] -= lr * velocity[i];
+  }
+}
+
+} // namespace hdrt::cpu

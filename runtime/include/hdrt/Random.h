@@ -1,0 +1,32 @@
+//===- Random.h - counter-based random numbers ------------------*- C++ -*-===//
+//
+// Dropout masks, weight initialization and synthetic data must not depend
+// on how a layer is split: each number is a pure function of (seed, stream,
+// global element index), never of a rank-local position. SplitMix64's
+// finalizer over the three keys is enough for training noise and is the
+// same on every platform.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HDRT_RANDOM_H
+#define HDRT_RANDOM_H
+
+#include <cstdint>
+
+namespace hdrt {
+
+inline uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// A uniform number in [0, 1) for element `index` of stream `stream`.
+inline float uniform(uint64_t seed, uint64_t stream, uint64_t index) {
+  uint64_t h = mix64(mix64(seed * 0x9e3779b97f4a7c15ull + stream) + index);
+  return static_cast<float>(h >> 40) * (1.0f / 16777216.0f); // 24 bits
+}
+
+} // namespace hdrt
+
+#endif // HDRT_RANDOM_H

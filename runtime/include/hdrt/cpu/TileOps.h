@@ -1,0 +1,100 @@
+//===- TileOps.h - loop kernels whose semantics span tiles ------*- C++ -*-===//
+//
+// Layers whose result on one tile depends on other tiles (batch-norm
+// statistics over the global batch, softmax over all classes) are split in
+// two steps: a partial reduction of the tile, which the caller all-reduces
+// across the tasks that share channels (or samples), then the tile's part
+// computed from the global values. Run on one tile holding everything, the
+// steps give the unsplit layer; that is what makes parallel equal serial.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HDRT_CPU_TILEOPS_H
+#define HDRT_CPU_TILEOPS_H
+
+#include <cstdint>
+
+namespace hdrt::cpu {
+
+//===----------------------------------------------------------------------===//
+// Batch norm on an NCHW tile of C channels
+//===----------------------------------------------------------------------===//
+
+/// Adds the tile's per-channel sum and sum of squares to `sum`, `sumSq`.
+void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
+                          double *sum, double *sumSq);
+/// From global sums over `count` = N*H*W elements per channel: mean and
+/// 1/sqrt(var + eps), biased variance as in training.
+void batchNormStatistics(int64_t c, int64_t count, double eps,
+                         const double *sum, const double *sumSq, float *mean,
+                         float *invStd);
+void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
+                      const float *mean, const float *invStd,
+                      const float *scale, const float *shift, float *out);
+/// Adds the tile's per-channel sums of dOut and dOut * xhat: the global
+/// values are also the gradients of shift and scale.
+void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
+                                  const float *in, const float *dOut,
+                                  const float *mean, const float *invStd,
+                                  double *sumDOut, double *sumDOutXhat);
+void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
+                           const float *in, const float *dOut,
+                           const float *mean, const float *invStd,
+                           const float *scale, const double *sumDOut,
+                           const double *sumDOutXhat, float *dIn);
+
+//===----------------------------------------------------------------------===//
+// Softmax cross-entropy on an N x K tile of logits: classes
+// [classOffset, classOffset + K) of every sample in the tile
+//===----------------------------------------------------------------------===//
+
+/// max[i] = max(max[i], the tile's largest logit of sample i).
+void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
+                       float *max);
+/// sum[i] += sum over the tile's classes of exp(logit - max[i]).
+void softmaxPartialSum(int64_t n, int64_t k, const float *logits,
+                       const float *max, double *sum);
+/// Sum over the tile's samples whose label is one of its classes of
+/// -log softmax; the loss is the all-reduced sum / global batch.
+double softmaxCrossEntropyPartialLoss(int64_t n, int64_t k,
+                                      int64_t classOffset,
+                                      const float *logits,
+                                      const int32_t *labels, const float *max,
+                                      const double *sum);
+/// dLogits = (softmax - onehot(label)) / globalBatch.
+void softmaxCrossEntropyBackward(int64_t n, int64_t k, int64_t classOffset,
+                                 int64_t globalBatch, const float *logits,
+                                 const int32_t *labels, const float *max,
+                                 const double *sum, float *dLogits);
+
+//===----------------------------------------------------------------------===//
+// Dropout, residual add, the optimizer
+//===----------------------------------------------------------------------===//
+
+/// A tile of a row-major tensor: its global shape and its box [lo, hi).
+struct TileRegion {
+  int64_t rank = 0;
+  int64_t shape[4] = {1, 1, 1, 1};
+  int64_t lo[4] = {0, 0, 0, 0};
+  int64_t hi[4] = {1, 1, 1, 1};
+
+  int64_t volume() const;
+};
+
+/// out = in * mask / (1 - ratio); the mask of each element is drawn from
+/// (seed, layer, its global index), so it does not depend on the split.
+/// Backward is the same call on the gradients.
+void dropout(const TileRegion &tile, uint64_t seed, uint64_t layer,
+             float ratio, const float *in, float *out);
+
+/// out = a + b (backward: both inputs get dOut).
+void add(int64_t count, const float *a, const float *b, float *out);
+
+/// SGD with momentum and weight decay, as PyTorch: v = momentum * v + g +
+/// weightDecay * p; p -= lr * v.
+void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
+                 float *param, const float *grad, float *velocity);
+
+} // namespace hdrt::cpu
+
+#endif // HDRT_CPU_TILEOPS_H

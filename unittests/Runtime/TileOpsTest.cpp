@@ -1,0 +1,217 @@
+//===- TileOpsTest.cpp - split statistics equal the whole tensor ----------===//
+//
+// Oracles: the unsplit computation by its definition (in double), finite
+// differences for gradients, and the same tensor split differently.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hdrt/cpu/TileOps.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace hdrt::cpu;
+
+namespace {
+
+std::vector<float> randomBuffer(size_t n, std::mt19937 &rng, float lo = -1,
+                                float hi = 1) {
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = u(rng);
+  return v;
+}
+
+constexpr int64_t N = 4, C = 3, HW = 5;
+constexpr double Eps = 1e-5;
+
+/// Batch norm of the whole tensor by the definition, in double.
+std::vector<double> batchNormReference(const std::vector<double> &x,
+                                       const std::vector<float> &scale,
+                                       const std::vector<float> &shift) {
+  std::vector<double> y(x.size());
+  for (int64_t c = 0; c < C; ++c) {
+    double mean = 0, var = 0;
+    for (int64_t s = 0; s < N; ++s)
+      for (int64_t i = 0; i < HW; ++i)
+        mean += x[(s * C + c) * HW + i];
+    mean /= N * HW;
+    for (int64_t s = 0; s < N; ++s)
+      for (int64_t i = 0; i < HW; ++i)
+        var += std::pow(x[(s * C + c) * HW + i] - mean, 2);
+    var /= N * HW;
+    for (int64_t s = 0; s < N; ++s)
+      for (int64_t i = 0; i < HW; ++i) {
+        size_t k = (s * C + c) * HW + i;
+        y[k] = scale[c] * (x[k] - mean) / std::sqrt(var + Eps) + shift[c];
+      }
+  }
+  return y;
+}
+
+/// Batch norm with the sample dim split in two tiles, through the kernels.
+void batchNormSplit(const std::vector<float> &x,
+                    const std::vector<float> &scale,
+                    const std::vector<float> &shift,
+                    const std::vector<float> &dy, std::vector<float> &y,
+                    std::vector<float> &dx) {
+  int64_t half = 3; // uneven: samples [0, 3) and [3, 4)
+  std::vector<double> sum(C), sumSq(C), sumDy(C), sumDyXhat(C);
+  batchNormPartialSums(half, C, HW, x.data(), sum.data(), sumSq.data());
+  batchNormPartialSums(N - half, C, HW, x.data() + half * C * HW, sum.data(),
+                       sumSq.data());
+  std::vector<float> mean(C), invStd(C);
+  batchNormStatistics(C, N * HW, Eps, sum.data(), sumSq.data(), mean.data(),
+                      invStd.data());
+  batchNormForward(half, C, HW, x.data(), mean.data(), invStd.data(),
+                   scale.data(), shift.data(), y.data());
+  batchNormForward(N - half, C, HW, x.data() + half * C * HW, mean.data(),
+                   invStd.data(), scale.data(), shift.data(),
+                   y.data() + half * C * HW);
+  for (int64_t part : {int64_t(0), half}) {
+    int64_t n = part == 0 ? half : N - half;
+    batchNormBackwardPartialSums(n, C, HW, x.data() + part * C * HW,
+                                 dy.data() + part * C * HW, mean.data(),
+                                 invStd.data(), sumDy.data(),
+                                 sumDyXhat.data());
+  }
+  for (int64_t part : {int64_t(0), half}) {
+    int64_t n = part == 0 ? half : N - half;
+    batchNormBackwardData(n, C, HW, N * HW, x.data() + part * C * HW,
+                          dy.data() + part * C * HW, mean.data(),
+                          invStd.data(), scale.data(), sumDy.data(),
+                          sumDyXhat.data(), dx.data() + part * C * HW);
+  }
+}
+
+} // namespace
+
+TEST(TileOps, BatchNormSplitEqualsWholeAndFiniteDifferences) {
+  std::mt19937 rng(1);
+  auto x = randomBuffer(N * C * HW, rng), dy = randomBuffer(N * C * HW, rng);
+  auto scale = randomBuffer(C, rng, 0.5, 1.5), shift = randomBuffer(C, rng);
+  std::vector<float> y(x.size()), dx(x.size());
+  batchNormSplit(x, scale, shift, dy, y, dx);
+  std::vector<double> xd(x.begin(), x.end());
+  std::vector<double> want = batchNormReference(xd, scale, shift);
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_NEAR(y[i], want[i], 1e-4) << i;
+  // d(sum dy * y)/dx by central differences of the reference.
+  for (size_t i = 0; i < x.size(); ++i) {
+    double h = 1e-4;
+    auto plus = xd, minus = xd;
+    plus[i] += h;
+    minus[i] -= h;
+    auto yp = batchNormReference(plus, scale, shift);
+    auto ym = batchNormReference(minus, scale, shift);
+    double fd = 0;
+    for (size_t k = 0; k < x.size(); ++k)
+      fd += dy[k] * (yp[k] - ym[k]) / (2 * h);
+    EXPECT_NEAR(dx[i], fd, 2e-3) << i;
+  }
+}
+
+TEST(TileOps, SoftmaxCrossEntropySplitOverClassesEqualsWhole) {
+  std::mt19937 rng(2);
+  constexpr int64_t n = 5, k = 7, batch = 5;
+  auto logits = randomBuffer(n * k, rng, -3, 3);
+  std::vector<int32_t> labels = {0, 6, 3, 2, 5};
+  // The definition.
+  double wantLoss = 0;
+  std::vector<double> wantGrad(n * k);
+  for (int64_t s = 0; s < n; ++s) {
+    double z = 0;
+    for (int64_t j = 0; j < k; ++j)
+      z += std::exp(double(logits[s * k + j]));
+    wantLoss -= std::log(std::exp(double(logits[s * k + labels[s]])) / z);
+    for (int64_t j = 0; j < k; ++j)
+      wantGrad[s * k + j] = (std::exp(double(logits[s * k + j])) / z -
+                             (j == labels[s] ? 1 : 0)) /
+                            batch;
+  }
+  wantLoss /= batch;
+  // Classes split in three uneven tiles: [0, 3), [3, 5), [5, 7).
+  const int64_t bounds[] = {0, 3, 5, 7};
+  std::vector<std::vector<float>> tiles(3);
+  for (int t = 0; t < 3; ++t)
+    for (int64_t s = 0; s < n; ++s)
+      for (int64_t j = bounds[t]; j < bounds[t + 1]; ++j)
+        tiles[t].push_back(logits[s * k + j]);
+  std::vector<float> max(n, -INFINITY);
+  std::vector<double> sum(n, 0);
+  for (int t = 0; t < 3; ++t)
+    softmaxPartialMax(n, bounds[t + 1] - bounds[t], tiles[t].data(),
+                      max.data());
+  for (int t = 0; t < 3; ++t)
+    softmaxPartialSum(n, bounds[t + 1] - bounds[t], tiles[t].data(),
+                      max.data(), sum.data());
+  double loss = 0;
+  for (int t = 0; t < 3; ++t)
+    loss += softmaxCrossEntropyPartialLoss(n, bounds[t + 1] - bounds[t],
+                                           bounds[t], tiles[t].data(),
+                                           labels.data(), max.data(),
+                                           sum.data());
+  EXPECT_NEAR(loss / batch, wantLoss, 1e-6);
+  for (int t = 0; t < 3; ++t) {
+    int64_t width = bounds[t + 1] - bounds[t];
+    std::vector<float> grad(n * width);
+    softmaxCrossEntropyBackward(n, width, bounds[t], batch, tiles[t].data(),
+                                labels.data(), max.data(), sum.data(),
+                                grad.data());
+    for (int64_t s = 0; s < n; ++s)
+      for (int64_t j = 0; j < width; ++j)
+        EXPECT_NEAR(grad[s * width + j], wantGrad[s * k + bounds[t] + j],
+                    1e-6);
+  }
+}
+
+TEST(TileOps, DropoutMaskDoesNotDependOnTheSplit) {
+  std::mt19937 rng(3);
+  TileRegion whole;
+  whole.rank = 4;
+  int64_t shape[] = {4, 6, 5, 3};
+  for (int d = 0; d < 4; ++d) {
+    whole.shape[d] = shape[d];
+    whole.hi[d] = shape[d];
+  }
+  auto in = randomBuffer(whole.volume(), rng, 0.5, 1.5);
+  std::vector<float> out(in.size());
+  dropout(whole, 42, 7, 0.3f, in.data(), out.data());
+  int64_t dropped = std::count(out.begin(), out.end(), 0.0f);
+  EXPECT_NEAR(double(dropped) / out.size(), 0.3, 0.08);
+  // The tile n in [1, 3), c in [2, 6), h in [1, 4), all w.
+  TileRegion tile = whole;
+  tile.lo[0] = 1, tile.hi[0] = 3, tile.lo[1] = 2, tile.lo[2] = 1,
+  tile.hi[2] = 4;
+  std::vector<float> tileIn, tileOut(tile.volume());
+  for (int64_t a = 1; a < 3; ++a)
+    for (int64_t b = 2; b < 6; ++b)
+      for (int64_t y = 1; y < 4; ++y)
+        for (int64_t x = 0; x < 3; ++x)
+          tileIn.push_back(in[((a * 6 + b) * 5 + y) * 3 + x]);
+  dropout(tile, 42, 7, 0.3f, tileIn.data(), tileOut.data());
+  size_t i = 0;
+  for (int64_t a = 1; a < 3; ++a)
+    for (int64_t b = 2; b < 6; ++b)
+      for (int64_t y = 1; y < 4; ++y)
+        for (int64_t x = 0; x < 3; ++x)
+          EXPECT_EQ(tileOut[i++], out[((a * 6 + b) * 5 + y) * 3 + x]);
+  // Another layer draws another mask.
+  std::vector<float> other(in.size());
+  dropout(whole, 42, 8, 0.3f, in.data(), other.data());
+  EXPECT_NE(other, out);
+}
+
+TEST(TileOps, SgdWithMomentumAndWeightDecay) {
+  std::vector<float> p = {1.0f, -2.0f}, g = {0.5f, 0.25f}, v = {0.1f, 0.0f};
+  sgdMomentum(2, 0.1f, 0.9f, 0.01f, p.data(), g.data(), v.data());
+  // v = 0.9 v + g + 0.01 p; p -= 0.1 v
+  EXPECT_FLOAT_EQ(v[0], 0.9f * 0.1f + 0.5f + 0.01f * 1.0f);
+  EXPECT_FLOAT_EQ(p[0], 1.0f - 0.1f * v[0]);
+  EXPECT_FLOAT_EQ(v[1], 0.25f + 0.01f * -2.0f);
+  EXPECT_FLOAT_EQ(p[1], -2.0f - 0.1f * v[1]);
+}
