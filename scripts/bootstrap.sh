@@ -12,8 +12,8 @@ PACKAGES=(
   # ONNX files in the benchmarks.
   libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx
   # Runtime, CPU backend: oneDNN kernels (its CMake package needs OpenCL's
-  # headers).
-  libdnnl-dev ocl-icd-opencl-dev
+  # headers) and MPI between processes.
+  libdnnl-dev ocl-icd-opencl-dev libopenmpi-dev openmpi-bin
   # Unit tests.
   libgtest-dev
 )

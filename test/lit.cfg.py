@@ -27,3 +27,14 @@ llvm_config.add_tool_substitutions(
     [ToolSubst("hd-opt", unresolved="fatal"),
      ToolSubst("hd-translate", unresolved="fatal")],
     [config.hd_tools_dir])
+
+# MPI tests run several processes on this machine, possibly as root and with
+# more processes than cores; one compute thread each.
+for var, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
+                   ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+                   ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
+                   ("OMP_NUM_THREADS", "1")]:
+    config.environment[var] = value
+llvm_config.add_tool_substitutions(
+    [ToolSubst("hdrt-mpi-exchange-test", unresolved="fatal")],
+    [config.hd_tools_dir])

@@ -1,0 +1,56 @@
+//===- Box.cpp - boxes of dense row-major buffers -------------------------===//
+
+#include "hdrt/Box.h"
+
+namespace hdrt {
+
+namespace {
+
+/// Calls f(srcOffset, dstOffset, length) for each contiguous run of the
+/// region (its innermost dim) in both buffers.
+template <typename F>
+void forEachRun(const Box &srcBox, const Box &dstBox, const Box &region, F f) {
+  int rank = region.rank;
+  if (region.volume() == 0)
+    return;
+  int64_t idx[4];
+  for (int d = 0; d < rank; ++d)
+    idx[d] = region.lo[d];
+  int64_t run = region.hi[rank - 1] - region.lo[rank - 1];
+  while (true) {
+    int64_t s = 0, t = 0;
+    for (int d = 0; d < rank; ++d) {
+      s = s * (srcBox.hi[d] - srcBox.lo[d]) + (idx[d] - srcBox.lo[d]);
+      t = t * (dstBox.hi[d] - dstBox.lo[d]) + (idx[d] - dstBox.lo[d]);
+    }
+    f(s, t, run);
+    int d = rank - 2;
+    for (; d >= 0; --d) {
+      if (++idx[d] < region.hi[d])
+        break;
+      idx[d] = region.lo[d];
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+} // namespace
+
+void copyRegion(const float *src, const Box &srcBox, float *dst,
+                const Box &dstBox, const Box &region) {
+  forEachRun(srcBox, dstBox, region, [&](int64_t s, int64_t t, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+      dst[t + i] = src[s + i];
+  });
+}
+
+void addRegion(const float *src, const Box &srcBox, float *dst,
+               const Box &dstBox, const Box &region) {
+  forEachRun(srcBox, dstBox, region, [&](int64_t s, int64_t t, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+      dst[t + i] += src[s + i];
+  });
+}
+
+} // namespace hdrt

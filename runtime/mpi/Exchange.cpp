@@ -1,0 +1,113 @@
+//===- Exchange.cpp - transfers and all-reduce between MPI ranks ----------===//
+
+#include "hdrt/mpi/Exchange.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace hdrt::mpi {
+
+namespace {
+
+/// The part of a box two boxes share.
+Box intersect(const Box &a, const Box &b) {
+  Box r;
+  r.rank = a.rank;
+  for (int d = 0; d < a.rank; ++d) {
+    r.lo[d] = std::max(a.lo[d], b.lo[d]);
+    r.hi[d] = std::max(r.lo[d], std::min(a.hi[d], b.hi[d]));
+  }
+  return r;
+}
+
+/// MPI counts are ints: a single message above 2^31 elements is refused
+/// rather than silently truncated.
+bool countable(const Box &b) { return b.volume() <= INT_MAX; }
+
+/// Posts every message of one direction of a plan and waits: `outgoing`
+/// moves are packed from `from` and sent, `incoming` received and handed to
+/// `unpack`.
+template <typename Pack, typename Unpack>
+int exchange(MPI_Comm comm, const std::vector<Move> &plan, bool forward,
+             Pack pack, Unpack unpack) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  std::vector<std::vector<float>> sendBufs, recvBufs;
+  std::vector<size_t> recvMoves;
+  std::vector<MPI_Request> requests;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const Move &m = plan[i];
+    int sender = forward ? m.src : m.dst, receiver = forward ? m.dst : m.src;
+    if (!countable(m.box))
+      return MPI_ERR_COUNT;
+    int tag = static_cast<int>(i % 32768); // MPI guarantees tags < 32768
+    if (receiver == rank) {
+      recvBufs.emplace_back(m.box.volume());
+      recvMoves.push_back(i);
+      requests.emplace_back();
+      if (int rc = MPI_Irecv(recvBufs.back().data(), int(m.box.volume()),
+                             MPI_FLOAT, sender, tag, comm, &requests.back()))
+        return rc;
+    }
+    if (sender == rank) {
+      sendBufs.emplace_back(m.box.volume());
+      pack(m, sendBufs.back().data());
+      requests.emplace_back();
+      if (int rc = MPI_Isend(sendBufs.back().data(), int(m.box.volume()),
+                             MPI_FLOAT, receiver, tag, comm, &requests.back()))
+        return rc;
+    }
+  }
+  if (int rc = MPI_Waitall(int(requests.size()), requests.data(),
+                           MPI_STATUSES_IGNORE))
+    return rc;
+  for (size_t r = 0; r < recvMoves.size(); ++r)
+    unpack(plan[recvMoves[r]], recvBufs[r].data());
+  return MPI_SUCCESS;
+}
+
+} // namespace
+
+int exchangeForward(MPI_Comm comm, const std::vector<Move> &plan, Side side,
+                    const float *tile, float *in) {
+  if (side.tileBox && side.inBox)
+    copyRegion(tile, *side.tileBox, in, *side.inBox,
+               intersect(*side.tileBox, *side.inBox));
+  return exchange(
+      comm, plan, /*forward=*/true,
+      [&](const Move &m, float *buf) {
+        copyRegion(tile, *side.tileBox, buf, m.box, m.box);
+      },
+      [&](const Move &m, const float *buf) {
+        copyRegion(buf, m.box, in, *side.inBox, m.box);
+      });
+}
+
+int exchangeBackward(MPI_Comm comm, const std::vector<Move> &plan, Side side,
+                     float *dTile, const float *dIn) {
+  if (side.tileBox && side.inBox)
+    addRegion(dIn, *side.inBox, dTile, *side.tileBox,
+              intersect(*side.tileBox, *side.inBox));
+  return exchange(
+      comm, plan, /*forward=*/false,
+      [&](const Move &m, float *buf) {
+        copyRegion(dIn, *side.inBox, buf, m.box, m.box);
+      },
+      [&](const Move &m, const float *buf) {
+        addRegion(buf, m.box, dTile, *side.tileBox, m.box);
+      });
+}
+
+int allReduceSum(MPI_Comm comm, float *data, int64_t count) {
+  // In chunks: MPI counts are ints.
+  for (int64_t done = 0; done < count;) {
+    int chunk = static_cast<int>(std::min<int64_t>(count - done, INT_MAX));
+    if (int rc = MPI_Allreduce(MPI_IN_PLACE, data + done, chunk, MPI_FLOAT,
+                               MPI_SUM, comm))
+      return rc;
+    done += chunk;
+  }
+  return MPI_SUCCESS;
+}
+
+} // namespace hdrt::mpi
