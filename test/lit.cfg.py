@@ -36,5 +36,6 @@ for var, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
                    ("OMP_NUM_THREADS", "1")]:
     config.environment[var] = value
 llvm_config.add_tool_substitutions(
-    [ToolSubst("hdrt-mpi-exchange-test", unresolved="fatal")],
+    [ToolSubst("hdrt-mpi-exchange-test", unresolved="fatal"),
+     ToolSubst("hdrt-mpi-checkpoint-test", unresolved="fatal")],
     [config.hd_tools_dir])
