@@ -65,7 +65,8 @@ void bcastFloats(MPI_Comm comm, float *data, int64_t count) {
 
 /// Rank 0 collects every tensor from the ranks that write its shards.
 std::vector<std::vector<float>> gather(MPI_Comm comm,
-                                       const std::vector<Shard> &shards) {
+                                       const std::vector<Shard> &shards,
+                                       std::vector<int64_t> &covered) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   std::vector<int64_t> mine(shards.size()), counts(shards.size());
@@ -90,8 +91,10 @@ std::vector<std::vector<float>> gather(MPI_Comm comm,
     Box whole = wholeBox(s.shape);
     std::vector<float> global(whole.volume(), 0.0f);
     int64_t expected = counts[i];
+    covered.push_back(0);
     if (s.writes) {
       copyRegion(s.data, s.box, global.data(), whole, s.box);
+      covered.back() += s.box.volume();
       --expected;
     }
     for (; expected > 0; --expected) {
@@ -106,6 +109,7 @@ std::vector<std::vector<float>> gather(MPI_Comm comm,
       MPI_Recv(data.data(), int(data.size()), MPI_FLOAT, status.MPI_SOURCE,
                tag + 1, comm, MPI_STATUS_IGNORE);
       copyRegion(data.data(), part, global.data(), whole, part);
+      covered.back() += part.volume();
     }
     tensors.push_back(std::move(global));
   }
@@ -219,15 +223,55 @@ bool readFile(const std::string &dir, const std::string &modelHash,
 
 } // namespace
 
+/// What the file format and MPI can carry: names without whitespace,
+/// tensors of rank 1 to 4, shards MPI can count.
+static bool validShards(const std::vector<Shard> &shards, std::string &error) {
+  for (const Shard &s : shards) {
+    if (s.name.empty() ||
+        s.name.find_first_of(" \t\n\r") != std::string::npos) {
+      error = "checkpoint tensor name '" + s.name +
+              "' must be non-empty without whitespace";
+      return false;
+    }
+    if (s.shape.empty() || s.shape.size() > 4) {
+      error = "checkpoint tensor '" + s.name + "' must have rank 1 to 4";
+      return false;
+    }
+    if (s.box.volume() > INT_MAX) {
+      error = "checkpoint tensor '" + s.name +
+              "' has a shard above 2^31 elements";
+      return false;
+    }
+  }
+  return true;
+}
+
 bool writeCheckpoint(MPI_Comm comm, const std::string &dir,
                      const std::string &modelHash, int64_t step,
                      const std::vector<Shard> &shards, std::string &error) {
   int rank;
   MPI_Comm_rank(comm, &rank);
-  std::vector<std::vector<float>> tensors = gather(comm, shards);
-  bool ok = true;
   error.clear();
+  int valid = validShards(shards, error) ? 1 : 0, allValid = 0;
+  MPI_Allreduce(&valid, &allValid, 1, MPI_INT, MPI_MIN, comm);
+  if (!allValid) {
+    if (error.empty())
+      error = "another rank's checkpoint shards are invalid";
+    return false;
+  }
+  std::vector<int64_t> covered;
+  std::vector<std::vector<float>> tensors = gather(comm, shards, covered);
+  bool ok = true;
   if (rank == 0)
+    for (size_t i = 0; i < shards.size() && ok; ++i)
+      if (covered[i] != volumeOf(shards[i].shape)) {
+        error = "the shards written for checkpoint tensor '" +
+                shards[i].name + "' cover " + std::to_string(covered[i]) +
+                " of its " + std::to_string(volumeOf(shards[i].shape)) +
+                " elements";
+        ok = false;
+      }
+  if (ok && rank == 0)
     ok = writeFile(dir, modelHash, step, shards, tensors, error);
   return agree(comm, ok, error);
 }
@@ -238,9 +282,9 @@ bool readCheckpoint(MPI_Comm comm, const std::string &dir,
   int rank;
   MPI_Comm_rank(comm, &rank);
   std::vector<std::vector<float>> tensors;
-  bool ok = true;
   error.clear();
-  if (rank == 0)
+  bool ok = validShards(shards, error);
+  if (ok && rank == 0)
     ok = readFile(dir, modelHash, shards, step, tensors, error);
   if (!agree(comm, ok, error))
     return false;

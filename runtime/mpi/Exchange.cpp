@@ -32,30 +32,33 @@ int exchange(MPI_Comm comm, const std::vector<Move> &plan, bool forward,
              Pack pack, Unpack unpack) {
   int rank;
   MPI_Comm_rank(comm, &rank);
+  // Validate before posting anything: returning with requests in flight
+  // would free buffers MPI still writes.
+  for (const Move &m : plan)
+    if (!countable(m.box))
+      return MPI_ERR_COUNT;
   std::vector<std::vector<float>> sendBufs, recvBufs;
   std::vector<size_t> recvMoves;
   std::vector<MPI_Request> requests;
   for (size_t i = 0; i < plan.size(); ++i) {
     const Move &m = plan[i];
     int sender = forward ? m.src : m.dst, receiver = forward ? m.dst : m.src;
-    if (!countable(m.box))
-      return MPI_ERR_COUNT;
     int tag = static_cast<int>(i % 32768); // MPI guarantees tags < 32768
     if (receiver == rank) {
       recvBufs.emplace_back(m.box.volume());
       recvMoves.push_back(i);
       requests.emplace_back();
-      if (int rc = MPI_Irecv(recvBufs.back().data(), int(m.box.volume()),
-                             MPI_FLOAT, sender, tag, comm, &requests.back()))
-        return rc;
+      // With MPI's default handler (errors are fatal) a failure here ends
+      // the whole job; it never returns with requests in flight.
+      MPI_Irecv(recvBufs.back().data(), int(m.box.volume()), MPI_FLOAT,
+                sender, tag, comm, &requests.back());
     }
     if (sender == rank) {
       sendBufs.emplace_back(m.box.volume());
       pack(m, sendBufs.back().data());
       requests.emplace_back();
-      if (int rc = MPI_Isend(sendBufs.back().data(), int(m.box.volume()),
-                             MPI_FLOAT, receiver, tag, comm, &requests.back()))
-        return rc;
+      MPI_Isend(sendBufs.back().data(), int(m.box.volume()), MPI_FLOAT,
+                receiver, tag, comm, &requests.back());
     }
   }
   if (int rc = MPI_Waitall(int(requests.size()), requests.data(),

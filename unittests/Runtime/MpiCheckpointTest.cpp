@@ -202,6 +202,21 @@ int main(int argc, char **argv) {
             std::string::npos,
         "missing file");
 
+  // Shards that do not cover a tensor, and names the format cannot hold.
+  std::vector<Shard> gap = out;
+  gap[1].writes = false;
+  check(!hdrt::mpi::writeCheckpoint(MPI_COMM_WORLD, dir, "cafe01", 9, gap,
+                                    error) &&
+            error.find("cover 0 of its 20 elements") != std::string::npos,
+        "uncovered tensor: " + error);
+  std::vector<Shard> spaced = out;
+  spaced[1].name = "fc weight";
+  check(!hdrt::mpi::writeCheckpoint(MPI_COMM_WORLD, dir, "cafe01", 9, spaced,
+                                    error) &&
+            error.find("without whitespace") != std::string::npos,
+        "name with whitespace: " + error);
+  check(readError(dir, "cafe01").empty(), "still the step-7 checkpoint");
+
   if (rank == 0)
     std::printf("checkpoint on %d ranks: %d passed, %d failed\n", size,
                 passed, failed);
