@@ -8,6 +8,13 @@
 
 namespace hd {
 
+int64_t parameterShard(const Layer &layer, int64_t degree, int64_t index) {
+  int64_t channels = layer.shape.size() > 1 ? layer.shape[1] : 1;
+  if (layer.params == 0 || channels < 1)
+    return 0;
+  return layer.params / channels * blockPart(channels, degree, index).size();
+}
+
 namespace {
 
 constexpr double kBytesPerElement = 4; // f32
@@ -113,7 +120,7 @@ double CostModel::analyticComputeMs(const Layer &layer,
   in = std::max(in, innerIn);
   double out = kBytesPerElement * tile.volume();
   int64_t c = config.degrees.size() > 1 ? config.degrees[1] : 1;
-  double weights = kBytesPerElement * std::ceil(double(layer.params) / c);
+  double weights = kBytesPerElement * parameterShard(layer, c, 0);
   switch (layer.kind) {
   case LayerKind::Conv:
   case LayerKind::Linear: {
@@ -165,7 +172,7 @@ LayerCost CostModel::layerCost(const Layer &layer,
   // Gradient sync: parameters split along c, replicated along n, h, w.
   if (layer.params > 0) {
     int64_t c = config.degrees.size() > 1 ? config.degrees[1] : 1;
-    double shard = kBytesPerElement * std::ceil(double(layer.params) / c);
+    double shard = kBytesPerElement * parameterShard(layer, c, 0);
     cost.syncMs = groupsAllReduceMs(*this, shard, replicaGroups(config),
                                     &cost.syncBytes);
   }
@@ -234,7 +241,7 @@ int64_t CostModel::taskMemoryBytes(const Layer &layer,
       inner *= config.degrees[i];
     cIndex = (task / inner) % c;
   }
-  int64_t shard = blockPart(layer.params, c, cIndex).size();
+  int64_t shard = parameterShard(layer, c, cIndex);
   // Parameters, gradients and momentum; the activation kept for backward
   // and its gradient; received inputs.
   return int64_t(kBytesPerElement) * (3 * shard + 2 * tile.volume()) +

@@ -159,14 +159,14 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
   for (const char *field : {"nodes", "devices_per_node"}) {
     const json::Value *v = obj->get(field);
     std::optional<int64_t> i = v ? v->getAsInteger() : std::nullopt;
-    if (!i || *i < 1 || *i > 1 << 20)
+    if (!i || *i < 1 || *i > 1 << 16)
       return fieldError(origin, field,
-                        "must be a positive integer (at most 2^20)");
+                        "must be a positive integer (at most 65536)");
     (StringRef(field) == "nodes" ? m.nodes : m.devicesPerNode) = *i;
   }
-  if (m.nodes * m.devicesPerNode > 1 << 20)
+  if (m.nodes * m.devicesPerNode > 1 << 16)
     return fieldError(origin, "nodes",
-                      "times devices_per_node exceeds 2^20 devices");
+                      "times devices_per_node exceeds 65536 devices");
   m.deviceGbps = 0;
   for (const FieldSpec &f : numbers) {
     const json::Value *v = obj->get(f.name);

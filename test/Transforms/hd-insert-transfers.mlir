@@ -96,3 +96,16 @@ func.func @replica_groups(%x: tensor<4x4x4x4xf32>) -> tensor<4x4x4x4xf32> {
   return %b : tensor<4x4x4x4xf32>
 }
 }
+
+// -----
+
+// A gradient shard is whole channels: batch norm's 3 channels (2 parameters
+// each) split in 2 give shards of 2 and 1 channels; the largest is 16 bytes.
+// CHECK-LABEL: func.func @shard_bytes
+module attributes {hd.devices = 4 : i64} {
+func.func @shard_bytes(%x: tensor<4x3x2x2xf32>) -> tensor<4x3x2x2xf32> {
+  // CHECK: hd.grad_sync %{{.*}} {bytes = 16 : i64, groups = [array<i64: 0, 2>, array<i64: 1, 3>]}
+  %a = hd.batchnorm %x {epsilon = 1.0e-5 : f64, momentum = 0.9 : f64, parallel = #hd.pconfig<n = 2, c = 2, h = 1, w = 1>} : tensor<4x3x2x2xf32>
+  return %a : tensor<4x3x2x2xf32>
+}
+}

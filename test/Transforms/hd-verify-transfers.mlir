@@ -79,3 +79,17 @@ func.func @no_devices(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   return %a : tensor<2x4xf32>
 }
 }
+
+// -----
+
+// A transfer of a graph input, and one feeding no layer.
+module attributes {hd.devices = 2 : i64} {
+func.func @stray(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{must move a layer's output (graph inputs are loaded where they are needed)}}
+  %t = hd.transfer %x {from = #hd.pconfig<n = 2, c = 1>, to = #hd.pconfig<n = 1, c = 2>, moves = []} : tensor<2x4xf32>
+  %a = hd.relu %t {parallel = #hd.pconfig<n = 1, c = 2>} : tensor<2x4xf32>
+  // expected-error @+1 {{must feed layers only, not func.return}}
+  %u = hd.transfer %a {from = #hd.pconfig<n = 1, c = 2>, to = #hd.pconfig<n = 2, c = 1>, moves = []} : tensor<2x4xf32>
+  return %u : tensor<2x4xf32>
+}
+}

@@ -50,7 +50,7 @@ TEST(Machine, ErrorsNameTheField) {
     return errorOf(t);
   };
   EXPECT_EQ(with("\"nodes\": 2", "\"nodes\": 0"),
-            "m.json: field 'nodes' must be a positive integer (at most 2^20)");
+            "m.json: field 'nodes' must be a positive integer (at most 65536)");
   EXPECT_EQ(with("\"peak_gflops\": 1000", "\"peak_gflops\": -1"),
             "m.json: field 'peak_gflops' must be positive");
   EXPECT_EQ(with("\"peak_gflops\": 1000", "\"peak_gflop\": 1000"),

@@ -52,7 +52,15 @@ struct Layer {
   /// Op, attributes and shapes: layers with equal signatures cost the same
   /// under the same configuration. Keys the profile database.
   std::string signature;
+  /// A grouped convolution's group count: a channel split must keep groups
+  /// whole, so its degree must divide this. 1 for every other layer.
+  int64_t channelGroups = 1;
 };
+
+/// Parameters of the part `index` of a layer's `degree`-way channel split.
+/// Parameters belong to output channels (weights and bias of a channel, the
+/// scale and shift of a normalized channel), so a shard is whole channels.
+int64_t parameterShard(const Layer &layer, int64_t degree, int64_t index);
 
 /// Layers in topological order.
 struct LayerGraph {

@@ -59,7 +59,7 @@ func.func @devices_on_func() attributes {hd.devices = 4 : i64} { return }
 
 // -----
 
-// expected-error @+1 {{'hd.devices' must be a positive integer device count}}
+// expected-error @+1 {{'hd.devices' must be a device count from 1 to 65536}}
 module attributes {hd.devices = 0 : i64} {}
 
 // -----
@@ -481,4 +481,41 @@ func.func @sync_bytes(%x: tensor<8x6xf32>) -> tensor<8x4xf32> {
   // expected-error @+1 {{bytes must be positive}}
   hd.grad_sync %a {groups = [array<i64: 0, 1>], bytes = 0 : i64} : tensor<8x4xf32>
   return %a : tensor<8x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'hd.devices' must be a device count from 1 to 65536}}
+module attributes {hd.devices = 1099511627776 : i64} {}
+
+// -----
+
+func.func @too_many_parameters(%x: tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32> {
+  // expected-error @+1 {{has more than 2^40 parameters}}
+  %0 = hd.conv2d %x {out_channels = 1 : i64, kernel = array<i64: 2147483648, 2147483648>, stride = array<i64: 1, 1>, padding = array<i64: 2147483647, 2147483647, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64, bias = false} : tensor<1x1x1x1xf32> -> tensor<1x1x1x1xf32>
+  return %0 : tensor<1x1x1x1xf32>
+}
+
+// -----
+
+func.func @split_groups(%x: tensor<2x6x4x4xf32>) -> tensor<2x6x4x4xf32> {
+  // expected-error @+1 {{splits its 3 groups in 2 parts; the channel degree must divide the group count}}
+  %0 = hd.conv2d %x {out_channels = 6 : i64, kernel = array<i64: 1, 1>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 3 : i64, bias = false, parallel = #hd.pconfig<n = 1, c = 2, h = 1, w = 1>} : tensor<2x6x4x4xf32> -> tensor<2x6x4x4xf32>
+  return %0 : tensor<2x6x4x4xf32>
+}
+
+// -----
+
+func.func @transfer_degree_above_dim(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'from' degree n=100 exceeds dim 0 of size 4}}
+  %t = hd.transfer %x {from = #hd.pconfig<n = 100, c = 1>, to = #hd.pconfig<n = 1, c = 1>, moves = []} : tensor<4x8xf32>
+  return %t : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @transfer_too_many_tasks(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{#hd.pconfig<n = 4611686018427387904, c = 4> has more than 65536 tasks}}
+  %t = hd.transfer %x {from = #hd.pconfig<n = 1, c = 1>, to = #hd.pconfig<n = 4611686018427387904, c = 4>, moves = []} : tensor<4x8xf32>
+  return %t : tensor<4x8xf32>
 }

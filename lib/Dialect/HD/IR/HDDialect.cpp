@@ -26,9 +26,9 @@ LogicalResult HDDialect::verifyOperationAttribute(Operation *op,
     if (!isa<ModuleOp>(op))
       return op->emitError() << "'" << name << "' belongs on the module";
     auto count = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!count || count.getInt() < 1)
-      return op->emitError() << "'" << name
-                             << "' must be a positive integer device count";
+    if (!count || count.getInt() < 1 || count.getInt() > kMaxDevices)
+      return op->emitError() << "'" << name << "' must be a device count "
+                             << "from 1 to " << kMaxDevices;
     return success();
   }
   if (name == getModelAttrName()) {

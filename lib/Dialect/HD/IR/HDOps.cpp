@@ -44,6 +44,17 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
 /// their layers would overflow int64 long before such a tensor could exist.
 static constexpr int64_t kMaxElements = int64_t(1) << 40;
 
+/// A layer's parameter and FLOP counts must be representable: products of
+/// sizes that are each bounded can still overflow int64.
+static LogicalResult checkCounts(Operation *op, __int128 params,
+                                 __int128 flops) {
+  if (params > kMaxElements)
+    return op->emitOpError() << "has more than 2^40 parameters";
+  if (flops > (__int128(1) << 62))
+    return op->emitOpError() << "needs more than 2^62 FLOPs";
+  return success();
+}
+
 /// A static tensor of one of the allowed ranks, of a size hd can count.
 static LogicalResult checkTensor(Operation *op, Value v, StringRef role,
                                  ArrayRef<int64_t> ranks, StringRef layout) {
@@ -171,7 +182,23 @@ LogicalResult Conv2dOp::verify() {
   auto hw = windowOutput(*this, *windows, in);
   if (failed(hw))
     return failure();
-  return checkOutputShape(*this, {in[0], k, (*hw)[0], (*hw)[1]});
+  if (failed(checkOutputShape(*this, {in[0], k, (*hw)[0], (*hw)[1]})))
+    return failure();
+  __int128 perOutput = __int128(in[1] / groups) * getKernel()[0] *
+                       getKernel()[1];
+  if (failed(checkCounts(*this, k * perOutput + k,
+                         2 * __int128(in[0]) * k * (*hw)[0] * (*hw)[1] *
+                             perOutput)))
+    return failure();
+  // A channel split must keep groups whole: each task runs one grouped
+  // convolution.
+  if (PConfigAttr config = getParallelAttr())
+    if (groups > 1 && groups % config.getC() != 0)
+      return emitOpError() << "splits its " << groups << " groups in "
+                           << config.getC()
+                           << " parts; the channel degree must divide the "
+                              "group count";
+  return success();
 }
 
 TileBox Conv2dOp::getInputBox(unsigned, const TileBox &out) {
@@ -238,7 +265,11 @@ LogicalResult Pool2dOp::verify() {
   auto hw = windowOutput(*this, *windows, in);
   if (failed(hw))
     return failure();
-  return checkOutputShape(*this, {in[0], in[1], (*hw)[0], (*hw)[1]});
+  if (failed(checkOutputShape(*this, {in[0], in[1], (*hw)[0], (*hw)[1]})))
+    return failure();
+  return checkCounts(*this, 0,
+                     __int128(in[0]) * in[1] * (*hw)[0] * (*hw)[1] *
+                         getKernel()[0] * getKernel()[1]);
 }
 
 TileBox Pool2dOp::getInputBox(unsigned, const TileBox &out) {
@@ -262,7 +293,11 @@ LogicalResult LinearOp::verify() {
   int64_t k = getOutFeatures();
   if (k < 1)
     return emitOpError("out_features must be >= 1");
-  return checkOutputShape(*this, {shapeOf(getInput())[0], k});
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  if (failed(checkOutputShape(*this, {in[0], k})))
+    return failure();
+  return checkCounts(*this, __int128(k) * (in[1] + 1),
+                     2 * __int128(in[0]) * k * in[1]);
 }
 
 TileBox LinearOp::getInputBox(unsigned, const TileBox &out) {
@@ -442,9 +477,32 @@ LogicalResult TransferOp::verify() {
                          "2-D NxF or 4-D NxCxHxW")))
     return failure();
   ArrayRef<int64_t> shape = shapeOf(getInput());
-  if (failed(checkConfigRank(*this, "from", getFrom(), shape.size())) ||
-      failed(checkConfigRank(*this, "to", getTo(), shape.size())))
+  if (failed(checkConfigRank(*this, "from", getFrom(), shape.size())))
     return failure();
+  // `from` splits this tensor; `to` splits the consumer's output, whose
+  // shape the consumer's own verifier checks it against.
+  static const char *const dims[] = {"n", "c", "h", "w"};
+  PConfigAttr from = getFrom();
+  int64_t degrees[] = {from.getN(), from.getC(), from.getHeightDegree(),
+                       from.getWidthDegree()};
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (degrees[d] > shape[d])
+      return emitOpError() << "'from' degree " << dims[d] << "="
+                           << degrees[d] << " exceeds dim " << d << " of size "
+                           << shape[d];
+  for (PConfigAttr config : {getFrom(), getTo()}) {
+    int64_t tasks = 1;
+    for (int64_t d : {config.getN(), config.getC(), config.getHeightDegree(),
+                      config.getWidthDegree()}) {
+      if (d > HDDialect::kMaxDevices)
+        return emitOpError() << config << " has more than "
+                             << HDDialect::kMaxDevices << " tasks";
+      tasks *= d;
+      if (tasks > HDDialect::kMaxDevices)
+        return emitOpError() << config << " has more than "
+                             << HDDialect::kMaxDevices << " tasks";
+    }
+  }
   for (auto [i, attr] : llvm::enumerate(getMoves())) {
     auto move = cast<MoveAttr>(attr);
     if (move.getSrc() >= getFrom().getNumTasks() ||

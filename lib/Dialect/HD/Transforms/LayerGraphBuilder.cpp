@@ -98,6 +98,8 @@ FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module) {
     layer.params = layerOp.getParameterCount();
     layer.forwardFlops = layerOp.getForwardFlops();
     layer.signature = signatureOf(&op);
+    if (auto conv = dyn_cast<Conv2dOp>(op))
+      layer.channelGroups = conv.getGroups();
     for (Value v : op.getOperands()) {
       auto it = producerOf.find(v);
       layer.inputs.push_back(

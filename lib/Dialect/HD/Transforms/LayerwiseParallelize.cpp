@@ -79,9 +79,11 @@ ParallelConfig LayerwiseParallelizePass::baseline(StringRef kind,
   // OWT: data parallelism up to the first fully-connected layer, model
   // parallelism from there on.
   bool model = kind == "model" || (kind == "owt" && afterFirstLinear);
-  if (model)
+  if (model) {
     c.degrees[1] = largestDegree(numDevices, layer.shape[1]);
-  else
+    while (layer.channelGroups > 1 && layer.channelGroups % c.degrees[1] != 0)
+      c.degrees[1] = largestDegree(numDevices, c.degrees[1] - 1);
+  } else
     c.degrees[0] = largestDegree(numDevices, layer.shape[0]);
   return c;
 }
@@ -220,6 +222,10 @@ void LayerwiseParallelizePass::runOnOperation() {
       continue;
     }
     candidates[l] = enumerateConfigs(layer.shape, numDevices);
+    llvm::erase_if(candidates[l], [&](const ParallelConfig &c) {
+      return layer.channelGroups > 1 &&
+             layer.channelGroups % c.degrees[1] != 0;
+    });
     // The baselines are candidates too, so the search can never lose to
     // them.
     for (StringRef kind : {"data", "model", "owt"}) {

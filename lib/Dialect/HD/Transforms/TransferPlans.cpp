@@ -71,8 +71,8 @@ ArrayAttr replicaGroupsAttr(const ConfiguredModule &m, int layer) {
 int64_t gradientShardBytes(const ConfiguredModule &m, int layer) {
   const std::vector<int64_t> &d = m.configs[layer].degrees;
   int64_t c = d.size() > 1 ? d[1] : 1;
-  int64_t params = m.layers.graph.layers[layer].params;
-  return 4 * blockPart(params, c, 0).size();
+  // Part 0 of a block split is the largest.
+  return 4 * parameterShard(m.layers.graph.layers[layer], c, 0);
 }
 
 } // namespace hd

@@ -76,6 +76,21 @@ struct VerifyTransfersPass
         ok = false;
       }
     }
+    // Transfers outside the layer-to-layer edges checked above: on a graph
+    // input, feeding another transfer or anything but a layer.
+    getOperation().walk([&](TransferOp transfer) {
+      if (!transfer.getInput().getDefiningOp<LayerOpInterface>()) {
+        transfer.emitOpError("must move a layer's output (graph inputs are "
+                             "loaded where they are needed)");
+        ok = false;
+      }
+      for (Operation *user : transfer->getUsers())
+        if (!isa<LayerOpInterface>(user)) {
+          transfer.emitOpError("must feed layers only, not ")
+              << user->getName();
+          ok = false;
+        }
+    });
     if (!ok)
       signalPassFailure();
   }

@@ -40,6 +40,10 @@ def HD_Dialect : Dialect {
   let extraClassDeclaration = [{
     void registerAttributes();
 
+    /// The most devices a program may use: beyond any machine hd targets,
+    /// and small enough that task counts stay far from overflow.
+    static constexpr int64_t kMaxDevices = 65536;
+
     /// Name of the module attribute that holds the device count.
     static constexpr ::llvm::StringLiteral getDevicesAttrName() {
       return ::llvm::StringLiteral("hd.devices");
