@@ -350,18 +350,18 @@ std::string Importer::importConv(const onnx::NodeProto &node, Location loc) {
   } else if (autoPad != "NOTSET") {
     return llvm::formatv("auto_pad '{0}' is not supported", autoPad);
   }
-  if (pad) {
-    pads[0] += pad->top;
-    pads[1] += pad->left;
-    pads[2] += pad->bottom;
-    pads[3] += pad->right;
-  }
   for (unsigned i = 0; i < 2; ++i)
     if (!inRange(kernel[i], 1) || !inRange(stride[i], 1) ||
         !inRange(dilation[i], 1) || !inRange(pads[i], 0) ||
         !inRange(pads[i + 2], 0))
       return "kernel, strides and dilations must be in [1, 2^31] and pads "
              "in [0, 2^31]";
+  if (pad) { // Both summands are at most 2^31: no overflow.
+    pads[0] += pad->top;
+    pads[1] += pad->left;
+    pads[2] += pad->bottom;
+    pads[3] += pad->right;
+  }
   Shape out = {in[0], (*weight)[0], 0, 0};
   for (unsigned i = 0; i < 2; ++i) {
     Window w{kernel[i], stride[i], pads[i], pads[i + 2], dilation[i], false};
@@ -446,6 +446,8 @@ std::string Importer::importPool(const onnx::NodeProto &node, Location loc,
       return llvm::formatv("auto_pad '{0}' is not supported", autoPad);
     }
   }
+  if (llvm::any_of(pads, [](int64_t p) { return !inRange(p, 0); }))
+    return "pads must be in [0, 2^31]";
   if (pad) {
     if (llvm::any_of(pads, [](int64_t p) { return p != 0; }) && !includePad)
       return "a folded Pad needs count_include_pad when the pool pads too";
@@ -604,9 +606,13 @@ std::string Importer::importFlatten(const onnx::NodeProto &node,
   }
   if (in.size() != 4)
     return llvm::formatv("input must be 2-D or 4-D; it is {0}-D", in.size());
+  // Each dim is at most 2^31; check the product before forming it.
+  __int128 features = __int128(in[1]) * in[2] * in[3];
+  if (features * in[0] > (__int128(1) << 40))
+    return "the flattened tensor has more than 2^40 elements";
   define(node, FlattenOp::create(builder, loc,
-                                 tensorType({in[0], in[1] * in[2] * in[3]}),
-                                 *x, /*parallel=*/nullptr));
+                                 tensorType({in[0], int64_t(features)}), *x,
+                                 /*parallel=*/nullptr));
   return "";
 }
 
@@ -677,13 +683,18 @@ std::string Importer::importAdd(const onnx::NodeProto &node, Location loc) {
 }
 
 std::string Importer::importPad(const onnx::NodeProto &node) {
+  // Attributes first: they are wrong whatever the input.
+  if (stringAttr(node, "mode", "constant") != "constant")
+    return llvm::formatv("mode '{0}' is not supported (only constant)",
+                         stringAttr(node, "mode", "constant"));
+  if (floatAttr(node, "value").value_or(0.0f) != 0.0f)
+    return "only zero padding is supported (attribute value)";
+  if (node.input_size() > 3 && !node.input(3).empty())
+    return "input axes is not supported (pads must cover all 4 dims)";
   std::string why;
   auto x = activation(node, 0, why);
   if (failed(x))
     return why;
-  if (stringAttr(node, "mode", "constant") != "constant")
-    return llvm::formatv("mode '{0}' is not supported (only constant)",
-                         stringAttr(node, "mode", "constant"));
   std::optional<Shape> pads = intsAttr(node, "pads");
   if (node.input_size() > 1 && !node.input(1).empty()) {
     const onnx::TensorProto *t = constant(node.input(1));
@@ -705,6 +716,8 @@ std::string Importer::importPad(const onnx::NodeProto &node) {
     return "only height/width padding is supported";
   if (llvm::any_of(p, [](int64_t v) { return v < 0; }))
     return "negative pads (cropping) are not supported";
+  if (llvm::any_of(p, [](int64_t v) { return !inRange(v, 0); }))
+    return "pads must be at most 2^31";
   if (node.output_size() < 1 || useCounts.lookup(node.output(0)) != 1)
     return "a Pad is supported only when exactly one Conv or AveragePool "
            "consumes it";
@@ -712,9 +725,40 @@ std::string Importer::importPad(const onnx::NodeProto &node) {
   return "";
 }
 
+/// The types of the attributes hd reads: a present attribute of another
+/// type is an error, not a silent default.
+static std::string checkAttributeTypes(const onnx::NodeProto &node) {
+  using A = onnx::AttributeProto;
+  static const std::pair<const char *, A::AttributeType> expected[] = {
+      {"alpha", A::FLOAT},       {"beta", A::FLOAT},
+      {"epsilon", A::FLOAT},     {"momentum", A::FLOAT},
+      {"ratio", A::FLOAT},       {"transA", A::INT},
+      {"transB", A::INT},        {"group", A::INT},
+      {"axis", A::INT},          {"ceil_mode", A::INT},
+      {"count_include_pad", A::INT}, {"storage_order", A::INT},
+      {"strides", A::INTS},      {"pads", A::INTS},
+      {"dilations", A::INTS},    {"kernel_shape", A::INTS},
+      {"auto_pad", A::STRING},   {"mode", A::STRING}};
+  for (const auto &a : node.attribute())
+    for (const auto &[name, type] : expected)
+      if (a.name() == name && a.type() != type)
+        return llvm::formatv("attribute {0} has type {1}, expected {2}",
+                             name, A::AttributeType_Name(a.type()),
+                             A::AttributeType_Name(type));
+  // Pad's zero `value` attribute (opset < 11) is a float.
+  if (node.op_type() == "Pad")
+    for (const auto &a : node.attribute())
+      if (a.name() == "value" && a.type() != A::FLOAT)
+        return "attribute value must be a float";
+  return "";
+}
+
 std::string Importer::importNode(const onnx::NodeProto &node, Location loc) {
   if (node.output_size() < 1 || node.output(0).empty())
     return "has no output";
+  if (node.op_type() != "Constant")
+    if (std::string bad = checkAttributeTypes(node); !bad.empty())
+      return bad;
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return llvm::formatv("domain '{0}' is not supported", node.domain());
   const std::string &op = node.op_type();
@@ -921,8 +965,9 @@ OwningOpRef<ModuleOp> Importer::run() {
   func.setFunctionType(
       builder.getFunctionType(argTypes, TypeRange{result.getType()}));
 
+  // The verifier reports its own errors above this one.
   if (failed(verify(*module)))
-    return fail("internal error: the imported module does not verify");
+    return fail("the imported model is not a valid hd program");
   return module;
 }
 

@@ -95,3 +95,27 @@ import random
 rng = random.Random(2018)
 with open("random.bin", "wb") as f:
     f.write(bytes(rng.getrandbits(8) for _ in range(4096)))
+
+# Attributes and Pads the importer must refuse rather than misread.
+nodes = [
+    h.make_node("Constant", [], ["pv"], name="pads",
+                value=h.make_tensor("p", TensorProto.INT64, [8],
+                                    [0, 0, 1, 1, 0, 0, 1, 1])),
+    h.make_node("Constant", [], ["ax"], name="axes",
+                value=h.make_tensor("a", TensorProto.INT64, [4], [1, 0, 3, 2])),
+    h.make_node("Pad", ["x", "pv", "", "ax"], ["p1"], name="pad/axes"),
+    h.make_node("Conv", ["p1", "w"], ["c1"], name="conv/after_axes_pad",
+                kernel_shape=[3, 3]),
+    h.make_node("Pad", ["c1"], ["p2"], name="pad/value", mode="constant",
+                pads=[0, 0, 1, 1, 0, 0, 1, 1], value=5.0),
+    h.make_node("Conv", ["p2", "w2"], ["c2"], name="conv/after_value_pad",
+                kernel_shape=[3, 3]),
+    h.make_node("GlobalAveragePool", ["c2"], ["g"], name="gap"),
+    h.make_node("Flatten", ["g"], ["f"], name="flatten"),
+    h.make_node("Gemm", ["f", "wf"], ["logits"], name="fc/int_alpha",
+                alpha=2),
+]
+inputs = [image("x", 3, 8), param("w", [4, 3, 3, 3]), param("w2", [4, 4, 3, 3]),
+          param("wf", [10, 4])]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 10])
+save(h.make_graph(nodes, "misread", inputs, [out]), "misread.onnx", opset=18)
