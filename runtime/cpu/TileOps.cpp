@@ -87,6 +87,13 @@ void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
     }
 }
 
+int64_t firstInvalidLabel(int64_t n, const int32_t *labels, int64_t classes) {
+  for (int64_t s = 0; s < n; ++s)
+    if (labels[s] < 0 || labels[s] >= classes)
+      return s;
+  return -1;
+}
+
 void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
                        float *max) {
   for (int64_t s = 0; s < n; ++s)

@@ -48,6 +48,10 @@ void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
 // [classOffset, classOffset + K) of every sample in the tile
 //===----------------------------------------------------------------------===//
 
+/// The index of the first label outside [0, classes), or -1 when all are
+/// valid. Check before the loss: a bad label would silently add nothing.
+int64_t firstInvalidLabel(int64_t n, const int32_t *labels, int64_t classes);
+
 /// max[i] = max(max[i], the tile's largest logit of sample i).
 void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
                        float *max);
