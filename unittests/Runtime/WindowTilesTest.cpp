@@ -1,4 +1,4 @@
-//===- ConvTileTest.cpp - tiles of a convolution add up to the layer ------===//
+//===- WindowTilesTest.cpp - tiles of window layers add up to the layer ---===//
 //
 // Every configuration's tiles, each run by the oneDNN kernels on its own
 // input box (halos included), reproduce the whole layer: outputs assemble
@@ -11,7 +11,7 @@
 
 #include "hd/Tiling/ParallelConfig.h"
 #include "hd/Tiling/TileBox.h"
-#include "hdrt/cpu/ConvTile.h"
+#include "hdrt/cpu/WindowTiles.h"
 
 #include <gtest/gtest.h>
 
@@ -118,6 +118,56 @@ TEST(ConvTile, TilesReproduceTheWholeLayer) {
       EXPECT_LT(worstError(tiledDIn, dIn), 1e-4) << "backward data " << what;
       EXPECT_LT(worstError(tiledDW, dW), 1e-4) << "backward weights " << what;
       EXPECT_LT(worstError(tiledDB, dB), 1e-4) << "backward bias " << what;
+      ++configs;
+    }
+  }
+  EXPECT_GE(configs, 40);
+}
+
+// Pooling: max and average (with and without padding in the divisor), the
+// tiles' outputs assemble into the whole output and their input gradients
+// add up to the whole input gradient.
+TEST(PoolTile, TilesReproduceTheWholeLayer) {
+  std::mt19937 rng(10);
+  std::vector<Pool2dLayer> layers = {
+      {{2, 3, 11, 11, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1}, true, false},
+      {{2, 4, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, false, true},
+      {{1, 4, 10, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, false, false},
+      {{2, 4, 7, 7, 7, 7, 1, 1, 0, 0, 0, 0, 1, 1}, false, false}, // global
+      {{2, 2, 8, 8, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1}, true, false},
+  };
+  int configs = 0;
+  for (const Pool2dLayer &l : layers) {
+    const Window2d &w = l.window;
+    std::vector<int64_t> inShape = {w.n, w.c, w.h, w.w};
+    std::vector<int64_t> outShape = {w.n, w.c, w.outH(), w.outW()};
+    auto in = randomBuffer(hd::numElements(inShape), rng);
+    auto dOut = randomBuffer(hd::numElements(outShape), rng);
+    Pool2dShape all{w, l.max, l.countIncludePad};
+    std::vector<float> out(dOut.size()), dIn(in.size());
+    pool2dForward(all, in.data(), out.data());
+    pool2dBackward(all, in.data(), dOut.data(), dIn.data());
+    for (const hd::ParallelConfig &config :
+         hd::enumerateConfigs(outShape, 4)) {
+      std::vector<float> tiledOut(out.size(), 0), tiledDIn(in.size(), 0);
+      for (int64_t t = 0; t < config.tasks(); ++t) {
+        Box outBox = boxOf(hd::tileOfTask(outShape, config.degrees, t));
+        PoolTile tile = poolTile(l, outBox);
+        std::vector<float> tin(tile.in.volume()), tout(outBox.volume()),
+            tdOut(outBox.volume()), tdIn(tile.in.volume());
+        copyRegion(in.data(), whole(inShape), tin.data(), tile.in, tile.in);
+        copyRegion(dOut.data(), whole(outShape), tdOut.data(), outBox,
+                   outBox);
+        pool2dForward(tile.shape, tin.data(), tout.data());
+        pool2dBackward(tile.shape, tin.data(), tdOut.data(), tdIn.data());
+        copyRegion(tout.data(), outBox, tiledOut.data(), whole(outShape),
+                   outBox);
+        addRegion(tdIn.data(), tile.in, tiledDIn.data(), whole(inShape),
+                  tile.in);
+      }
+      EXPECT_LT(worstError(tiledOut, out), 1e-5) << "forward " << config.str();
+      EXPECT_LT(worstError(tiledDIn, dIn), 1e-5)
+          << "backward " << config.str();
       ++configs;
     }
   }

@@ -1,6 +1,6 @@
-//===- ConvTile.cpp - a convolution's work on one output tile -------------===//
+//===- WindowTiles.cpp - window layers' work on one output tile -----------===//
 
-#include "hdrt/cpu/ConvTile.h"
+#include "hdrt/cpu/WindowTiles.h"
 
 #include <algorithm>
 
@@ -57,6 +57,26 @@ ConvTile convTile(const Conv2dLayer &l, const Box &out) {
   t.shape.outChannels = out.hi[1] - out.lo[1];
   t.shape.groups = lastGroup - firstGroup;
   t.firstOutChannel = out.lo[1];
+  return t;
+}
+
+PoolTile poolTile(const Pool2dLayer &l, const Box &out) {
+  const Window2d &w = l.window;
+  Span rows = span(out.lo[2], out.hi[2], w.h, w.kh, w.strideH, w.padTop, 1);
+  Span cols = span(out.lo[3], out.hi[3], w.w, w.kw, w.strideW, w.padLeft, 1);
+  PoolTile t;
+  t.in.rank = 4;
+  int64_t lo[4] = {out.lo[0], out.lo[1], rows.lo, cols.lo};
+  int64_t hi[4] = {out.hi[0], out.hi[1], rows.hi, cols.hi};
+  std::copy(lo, lo + 4, t.in.lo);
+  std::copy(hi, hi + 4, t.in.hi);
+  t.shape.window = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2],
+                    hi[3] - lo[3], w.kh,          w.kw,
+                    w.strideH,     w.strideW,     rows.padLo,
+                    cols.padLo,    rows.padHi,    cols.padHi,
+                    1,             1};
+  t.shape.max = l.max;
+  t.shape.countIncludePad = l.countIncludePad;
   return t;
 }
 
