@@ -8,6 +8,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 void hd::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<hd::HDDialect, mlir::func::FuncDialect>();
@@ -21,3 +23,25 @@ void hd::registerAllPasses() {
 }
 
 void hd::registerAllTranslations() { hd::registerImportONNXTranslation(); }
+
+bool hd::checkHelpLikeArguments(
+    int argc, char **argv, llvm::StringRef tool,
+    llvm::function_ref<bool(llvm::StringRef)> isKnown) {
+  static const char *const help[] = {"h", "help", "help-hidden", "help-list",
+                                     "help-list-hidden"};
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (arg == "--")
+      break; // Everything after is a positional argument.
+    if (!arg.consume_front("--") && !arg.consume_front("-"))
+      continue;
+    llvm::StringRef name = arg.split('=').first;
+    if (!name.starts_with("h") || llvm::is_contained(help, name) ||
+        llvm::cl::getRegisteredOptions().count(name) || isKnown(name))
+      continue;
+    llvm::errs() << tool << ": unknown command line argument '" << argv[i]
+                 << "'. Try: '" << tool << " --help'\n";
+    return false;
+  }
+  return true;
+}

@@ -8,6 +8,9 @@
 #ifndef HD_INITALL_H
 #define HD_INITALL_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+
 namespace mlir {
 class DialectRegistry;
 } // namespace mlir
@@ -19,6 +22,13 @@ void registerAllDialects(mlir::DialectRegistry &registry);
 void registerAllPasses();
 /// hd-translate's translations (--import-onnx, ...).
 void registerAllTranslations();
+
+/// LLVM's command line reads an unknown `--h<anything>` as `-h`: it prints
+/// the help and exits 0, so a mistyped `--hd-...` pass would "succeed".
+/// Returns false, after an error naming the argument, when such an argument
+/// is neither a registered option nor accepted by `isKnown`.
+bool checkHelpLikeArguments(int argc, char **argv, llvm::StringRef tool,
+                            llvm::function_ref<bool(llvm::StringRef)> isKnown);
 } // namespace hd
 
 #endif // HD_INITALL_H

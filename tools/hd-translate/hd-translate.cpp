@@ -6,6 +6,9 @@
 
 int main(int argc, char **argv) {
   hd::registerAllTranslations();
+  if (!hd::checkHelpLikeArguments(argc, argv, "hd-translate",
+                                  [](llvm::StringRef) { return false; }))
+    return 1;
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "hd translation driver\n"));
 }
