@@ -8,6 +8,8 @@
 
 #include "hdrt/cpu/Kernels.h"
 
+#include "RandomBuffer.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,14 +21,6 @@
 using namespace hdrt::cpu;
 
 namespace {
-
-std::vector<float> randomBuffer(size_t n, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> u(-1, 1);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = u(rng);
-  return v;
-}
 
 void expectClose(const std::vector<float> &got, const std::vector<float> &want,
                  const char *what) {

@@ -7,6 +7,8 @@
 
 #include "hdrt/cpu/TileOps.h"
 
+#include "RandomBuffer.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,15 +18,6 @@
 using namespace hdrt::cpu;
 
 namespace {
-
-std::vector<float> randomBuffer(size_t n, std::mt19937 &rng, float lo = -1,
-                                float hi = 1) {
-  std::uniform_real_distribution<float> u(lo, hi);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = u(rng);
-  return v;
-}
 
 constexpr int64_t N = 4, C = 3, HW = 5;
 constexpr double Eps = 1e-5;

@@ -13,6 +13,8 @@
 #include "hd/Tiling/TileBox.h"
 #include "hdrt/cpu/WindowTiles.h"
 
+#include "RandomBuffer.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,14 +25,6 @@ using namespace hdrt;
 using namespace hdrt::cpu;
 
 namespace {
-
-std::vector<float> randomBuffer(size_t n, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> u(-1, 1);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = u(rng);
-  return v;
-}
 
 Box boxOf(const hd::TileBox &t) {
   Box b;
