@@ -128,19 +128,43 @@ dnnl::eltwise_forward::primitive_desc reluForwardPd(const memory::desc &d) {
       engine());
 }
 
-} // namespace
-
-void conv2dForward(const Conv2dShape &s, const float *in, const float *weight,
-                   const float *bias, float *out) {
-  ConvDescs d(s);
-  auto pd = d.forward(bias != nullptr);
+/// Forward of a layer with weights and an optional bias (convolution,
+/// fully-connected): the same arguments whatever the primitive.
+template <typename Primitive, typename Descs>
+void runWeightedForward(const Descs &d, const typename Primitive::primitive_desc &pd,
+                        const float *in, const float *weight,
+                        const float *bias, float *out) {
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, view(d.src, in)},
       {DNNL_ARG_WEIGHTS, view(d.weights, weight)},
       {DNNL_ARG_DST, view(d.dst, out)}};
   if (bias)
     args.insert({DNNL_ARG_BIAS, view(d.bias, bias)});
-  run(dnnl::convolution_forward(pd), args);
+  run(Primitive(pd), args);
+}
+
+/// Backward-weights of such a layer; `dBias` may be null.
+template <typename Primitive, typename Descs>
+void runWeightedBackwardWeights(const Descs &d,
+                                const typename Primitive::primitive_desc &pd,
+                                const float *in, const float *dOut,
+                                float *dWeight, float *dBias) {
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, view(d.src, in)},
+      {DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
+      {DNNL_ARG_DIFF_WEIGHTS, view(d.weights, dWeight)}};
+  if (dBias)
+    args.insert({DNNL_ARG_DIFF_BIAS, view(d.bias, dBias)});
+  run(Primitive(pd), args);
+}
+
+} // namespace
+
+void conv2dForward(const Conv2dShape &s, const float *in, const float *weight,
+                   const float *bias, float *out) {
+  ConvDescs d(s);
+  runWeightedForward<dnnl::convolution_forward>(d, d.forward(bias != nullptr),
+                                                in, weight, bias, out);
 }
 
 void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
@@ -168,15 +192,9 @@ void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
                     : dnnl::convolution_backward_weights::desc(
                           algorithm::convolution_direct, d.src, d.weights,
                           d.dst, d.strides, d.dilation, d.padL, d.padR);
-  dnnl::convolution_backward_weights::primitive_desc pd(
-      desc, engine(), d.forward(dBias != nullptr));
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, view(d.src, in)},
-      {DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
-      {DNNL_ARG_DIFF_WEIGHTS, view(d.weights, dWeight)}};
-  if (dBias)
-    args.insert({DNNL_ARG_DIFF_BIAS, view(d.bias, dBias)});
-  run(dnnl::convolution_backward_weights(pd), args);
+  runWeightedBackwardWeights<dnnl::convolution_backward_weights>(
+      d, {desc, engine(), d.forward(dBias != nullptr)}, in, dOut, dWeight,
+      dBias);
 }
 
 void pool2dForward(const Pool2dShape &s, const float *in, float *out) {
@@ -218,13 +236,8 @@ void linearForward(int64_t n, int64_t features, int64_t outFeatures,
                    const float *in, const float *weight, const float *bias,
                    float *out) {
   LinearDescs d(n, features, outFeatures);
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, view(d.src, in)},
-      {DNNL_ARG_WEIGHTS, view(d.weights, weight)},
-      {DNNL_ARG_DST, view(d.dst, out)}};
-  if (bias)
-    args.insert({DNNL_ARG_BIAS, view(d.bias, bias)});
-  run(dnnl::inner_product_forward(d.forward(bias != nullptr)), args);
+  runWeightedForward<dnnl::inner_product_forward>(
+      d, d.forward(bias != nullptr), in, weight, bias, out);
 }
 
 void linearBackwardData(int64_t n, int64_t features, int64_t outFeatures,
@@ -247,15 +260,9 @@ void linearBackwardWeights(int64_t n, int64_t features, int64_t outFeatures,
                           d.src, d.weights, d.bias, d.dst)
                     : dnnl::inner_product_backward_weights::desc(
                           d.src, d.weights, d.dst);
-  dnnl::inner_product_backward_weights::primitive_desc pd(
-      desc, engine(), d.forward(dBias != nullptr));
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, view(d.src, in)},
-      {DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
-      {DNNL_ARG_DIFF_WEIGHTS, view(d.weights, dWeight)}};
-  if (dBias)
-    args.insert({DNNL_ARG_DIFF_BIAS, view(d.bias, dBias)});
-  run(dnnl::inner_product_backward_weights(pd), args);
+  runWeightedBackwardWeights<dnnl::inner_product_backward_weights>(
+      d, {desc, engine(), d.forward(dBias != nullptr)}, in, dOut, dWeight,
+      dBias);
 }
 
 void reluForward(int64_t count, const float *in, float *out) {

@@ -32,9 +32,6 @@ public:
   CostTables(const CostModel &model, const LayerGraph &graph,
              std::vector<std::vector<ParallelConfig>> candidates);
 
-  const std::vector<std::vector<ParallelConfig>> &getCandidates() const {
-    return candidates;
-  }
   const std::vector<LayerEdge> &getEdges() const { return edges; }
 
   /// The search graph: one node per layer, one edge per LayerEdge (same
