@@ -2,7 +2,11 @@
 //
 // Every oneDNN call of the runtime is in this file: its v3 API differs, and
 // keeping it here keeps a port to one place. Buffers are the caller's, in
-// plain nchw / nc / oihw layouts; oneDNN reads and writes them in place.
+// plain nchw / nc / oihw layouts. Convolution and pooling run in the blocked
+// layouts oneDNN's fast kernels want (nChw8c, ...): on plain layouts it
+// falls back to gemm and reference kernels up to 100x slower (a 1x1
+// convolution's backward-weights at 0.5 GFLOP/s), so arguments are
+// reordered in and out, which costs a copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,19 +48,61 @@ void run(const dnnl::primitive &p,
   stream().wait();
 }
 
-/// The descriptors every convolution pass shares.
+/// An input argument in the layout `want` the primitive chose: the caller's
+/// buffer when it already has it, else a reordered copy.
+memory input(const memory::desc &want, const memory::desc &plain,
+             const float *data) {
+  memory user = view(plain, data);
+  if (want == plain)
+    return user;
+  memory m(want, engine());
+  dnnl::reorder(user, m).execute(stream(), user, m);
+  return m;
+}
+
+/// An output argument in the layout `want`; `finish` copies it back into
+/// the caller's buffer after the primitive ran.
+struct Output {
+  memory user, arg;
+
+  Output(const memory::desc &want, const memory::desc &plain, float *data)
+      : user(view(plain, data)),
+        arg(want == plain ? user : memory(want, engine())) {}
+  void finish() {
+    if (arg.get_data_handle() != user.get_data_handle())
+      dnnl::reorder(arg, user).execute(stream(), arg, user);
+    stream().wait();
+  }
+};
+
+/// The blocked layout of oneDNN's vectorized pooling on this CPU.
+tag blockedImages() {
+  return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core
+             ? tag::nChw16c
+             : tag::nChw8c;
+}
+
+/// The descriptors every convolution pass shares: the caller's plain
+/// layouts, and `any` for the primitive to choose.
 struct ConvDescs {
   memory::desc src, weights, bias, dst;
+  memory::desc anySrc, anyWeights, anyDst;
   memory::dims strides, dilation, padL, padR;
 
   explicit ConvDescs(const Conv2dShape &s) {
     const Window2d &w = s.window;
     int64_t k = s.outChannels, g = s.groups;
-    src = desc({w.n, w.c, w.h, w.w}, tag::nchw);
-    weights = g == 1 ? desc({k, w.c, w.kh, w.kw}, tag::oihw)
-                     : desc({g, k / g, w.c / g, w.kh, w.kw}, tag::goihw);
+    memory::dims srcDims{w.n, w.c, w.h, w.w}, dstDims{w.n, k, w.outH(), w.outW()};
+    memory::dims weightDims =
+        g == 1 ? memory::dims{k, w.c, w.kh, w.kw}
+               : memory::dims{g, k / g, w.c / g, w.kh, w.kw};
+    src = desc(srcDims, tag::nchw);
+    weights = desc(weightDims, g == 1 ? tag::oihw : tag::goihw);
     bias = desc({k}, tag::x);
-    dst = desc({w.n, k, w.outH(), w.outW()}, tag::nchw);
+    dst = desc(dstDims, tag::nchw);
+    anySrc = desc(srcDims, tag::any);
+    anyWeights = desc(weightDims, tag::any);
+    anyDst = desc(dstDims, tag::any);
     strides = {w.strideH, w.strideW};
     // oneDNN counts dilation from 0: a dense kernel has dilation 0.
     dilation = {w.dilationH - 1, w.dilationW - 1};
@@ -68,18 +114,19 @@ struct ConvDescs {
     auto d = withBias
                  ? dnnl::convolution_forward::desc(
                        prop_kind::forward_training,
-                       algorithm::convolution_direct, src, weights, bias, dst,
-                       strides, dilation, padL, padR)
+                       algorithm::convolution_direct, anySrc, anyWeights,
+                       bias, anyDst, strides, dilation, padL, padR)
                  : dnnl::convolution_forward::desc(
                        prop_kind::forward_training,
-                       algorithm::convolution_direct, src, weights, dst,
-                       strides, dilation, padL, padR);
+                       algorithm::convolution_direct, anySrc, anyWeights,
+                       anyDst, strides, dilation, padL, padR);
     return dnnl::convolution_forward::primitive_desc(d, engine());
   }
 };
 
 struct PoolDescs {
-  memory::desc src, dst;
+  memory::desc src, dst;             // the caller's
+  memory::desc blockedSrc, blockedDst; // the primitive's
   memory::dims strides, kernel, padL, padR;
   algorithm alg;
 
@@ -87,6 +134,8 @@ struct PoolDescs {
     const Window2d &w = s.window;
     src = desc({w.n, w.c, w.h, w.w}, tag::nchw);
     dst = desc({w.n, w.c, w.outH(), w.outW()}, tag::nchw);
+    blockedSrc = desc({w.n, w.c, w.h, w.w}, blockedImages());
+    blockedDst = desc({w.n, w.c, w.outH(), w.outW()}, blockedImages());
     strides = {w.strideH, w.strideW};
     kernel = {w.kh, w.kw};
     padL = {w.padTop, w.padLeft};
@@ -98,8 +147,9 @@ struct PoolDescs {
 
   dnnl::pooling_forward::primitive_desc forward() const {
     return dnnl::pooling_forward::primitive_desc(
-        dnnl::pooling_forward::desc(prop_kind::forward_training, alg, src,
-                                    dst, strides, kernel, padL, padR),
+        dnnl::pooling_forward::desc(prop_kind::forward_training, alg,
+                                    blockedSrc, blockedDst, strides, kernel,
+                                    padL, padR),
         engine());
   }
 };
@@ -163,8 +213,16 @@ void runWeightedBackwardWeights(const Descs &d,
 void conv2dForward(const Conv2dShape &s, const float *in, const float *weight,
                    const float *bias, float *out) {
   ConvDescs d(s);
-  runWeightedForward<dnnl::convolution_forward>(d, d.forward(bias != nullptr),
-                                                in, weight, bias, out);
+  auto pd = d.forward(bias != nullptr);
+  Output dst(pd.dst_desc(), d.dst, out);
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in)},
+      {DNNL_ARG_WEIGHTS, input(pd.weights_desc(), d.weights, weight)},
+      {DNNL_ARG_DST, dst.arg}};
+  if (bias)
+    args.insert({DNNL_ARG_BIAS, view(d.bias, bias)});
+  run(dnnl::convolution_forward(pd), args);
+  dst.finish();
 }
 
 void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
@@ -172,40 +230,54 @@ void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
   ConvDescs d(s);
   dnnl::convolution_backward_data::primitive_desc pd(
       dnnl::convolution_backward_data::desc(algorithm::convolution_direct,
-                                            d.src, d.weights, d.dst,
+                                            d.anySrc, d.anyWeights, d.anyDst,
                                             d.strides, d.dilation, d.padL,
                                             d.padR),
       engine(), d.forward(false));
+  Output diffSrc(pd.diff_src_desc(), d.src, dIn);
   run(dnnl::convolution_backward_data(pd),
-      {{DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
-       {DNNL_ARG_WEIGHTS, view(d.weights, weight)},
-       {DNNL_ARG_DIFF_SRC, view(d.src, dIn)}});
+      {{DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut)},
+       {DNNL_ARG_WEIGHTS, input(pd.weights_desc(), d.weights, weight)},
+       {DNNL_ARG_DIFF_SRC, diffSrc.arg}});
+  diffSrc.finish();
 }
 
 void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
                            const float *dOut, float *dWeight, float *dBias) {
   ConvDescs d(s);
   auto desc = dBias ? dnnl::convolution_backward_weights::desc(
-                          algorithm::convolution_direct, d.src, d.weights,
-                          d.bias, d.dst, d.strides, d.dilation, d.padL,
-                          d.padR)
+                          algorithm::convolution_direct, d.anySrc,
+                          d.anyWeights, d.bias, d.anyDst, d.strides,
+                          d.dilation, d.padL, d.padR)
                     : dnnl::convolution_backward_weights::desc(
-                          algorithm::convolution_direct, d.src, d.weights,
-                          d.dst, d.strides, d.dilation, d.padL, d.padR);
-  runWeightedBackwardWeights<dnnl::convolution_backward_weights>(
-      d, {desc, engine(), d.forward(dBias != nullptr)}, in, dOut, dWeight,
-      dBias);
+                          algorithm::convolution_direct, d.anySrc,
+                          d.anyWeights, d.anyDst, d.strides, d.dilation,
+                          d.padL, d.padR);
+  dnnl::convolution_backward_weights::primitive_desc pd(
+      desc, engine(), d.forward(dBias != nullptr));
+  Output diffWeights(pd.diff_weights_desc(), d.weights, dWeight);
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in)},
+      {DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut)},
+      {DNNL_ARG_DIFF_WEIGHTS, diffWeights.arg}};
+  if (dBias)
+    args.insert({DNNL_ARG_DIFF_BIAS, view(d.bias, dBias)});
+  run(dnnl::convolution_backward_weights(pd), args);
+  diffWeights.finish();
 }
 
 void pool2dForward(const Pool2dShape &s, const float *in, float *out) {
   PoolDescs d(s);
   auto pd = d.forward();
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, view(d.src, in)},
-                                       {DNNL_ARG_DST, view(d.dst, out)}};
+  Output dst(pd.dst_desc(), d.dst, out);
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in)},
+      {DNNL_ARG_DST, dst.arg}};
   // Training-mode max pooling wants a workspace even when unused later.
   if (s.max)
     args.insert({DNNL_ARG_WORKSPACE, memory(pd.workspace_desc(), engine())});
   run(dnnl::pooling_forward(pd), args);
+  dst.finish();
 }
 
 void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
@@ -213,23 +285,26 @@ void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
   PoolDescs d(s);
   auto fwd = d.forward();
   dnnl::pooling_backward::primitive_desc pd(
-      dnnl::pooling_backward::desc(d.alg, d.src, d.dst, d.strides, d.kernel,
-                                   d.padL, d.padR),
+      dnnl::pooling_backward::desc(d.alg, d.blockedSrc, d.blockedDst,
+                                   d.strides, d.kernel, d.padL, d.padR),
       engine(), fwd);
+  Output diffSrc(pd.diff_src_desc(), d.src, dIn);
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
-      {DNNL_ARG_DIFF_SRC, view(d.src, dIn)}};
+      {DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut)},
+      {DNNL_ARG_DIFF_SRC, diffSrc.arg}};
   if (s.max) {
     // Max pooling's backward needs the forward's argmax: run it again into
     // a scratch output rather than keep a workspace per layer.
     memory workspace(fwd.workspace_desc(), engine());
-    memory scratch(d.dst, engine());
-    run(dnnl::pooling_forward(fwd), {{DNNL_ARG_SRC, view(d.src, in)},
-                                     {DNNL_ARG_DST, scratch},
-                                     {DNNL_ARG_WORKSPACE, workspace}});
+    memory scratch(fwd.dst_desc(), engine());
+    run(dnnl::pooling_forward(fwd),
+        {{DNNL_ARG_SRC, input(fwd.src_desc(), d.src, in)},
+         {DNNL_ARG_DST, scratch},
+         {DNNL_ARG_WORKSPACE, workspace}});
     args.insert({DNNL_ARG_WORKSPACE, workspace});
   }
   run(dnnl::pooling_backward(pd), args);
+  diffSrc.finish();
 }
 
 void linearForward(int64_t n, int64_t features, int64_t outFeatures,
