@@ -1,0 +1,201 @@
+//===- Abi.cpp - the C functions generated programs call ------------------===//
+//
+// Each function forwards to this rank's Program. An error that every rank
+// meets at the same point (a bad flag, the wrong number of ranks, a
+// checkpoint that cannot be read) is reported once by rank 0 and all ranks
+// exit with status 2. Any other error ends the whole job through
+// MPI_Abort, so a failing rank never leaves the others waiting.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+
+#include "hdrt/hdrt.h"
+
+#include <omp.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+using namespace hdrt::exec;
+
+namespace {
+
+std::unique_ptr<Program> program;
+int worldRank = 0;
+
+[[noreturn]] void collectiveExit(const std::string &message) {
+  if (worldRank == 0)
+    std::fprintf(stderr, "hd: error: %s\n", message.c_str());
+  std::fflush(stderr);
+  MPI_Finalize();
+  std::exit(2);
+}
+
+[[noreturn]] void abortJob(const std::string &message) {
+  std::fprintf(stderr, "hd: error on rank %d: %s\n", worldRank,
+               message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::exit(1); // MPI_Abort does not return; this satisfies [[noreturn]].
+}
+
+/// Ranks on one host share its cores: unless OMP_NUM_THREADS says
+/// otherwise, each rank's kernels get cores / local ranks threads, so
+/// oneDNN does not oversubscribe them.
+void pickThreads() {
+  if (std::getenv("OMP_NUM_THREADS"))
+    return;
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                      &local);
+  int localRanks = 1;
+  MPI_Comm_size(local, &localRanks);
+  MPI_Comm_free(&local);
+  int cores = static_cast<int>(std::thread::hardware_concurrency());
+  omp_set_num_threads(std::max(1, cores / std::max(1, localRanks)));
+}
+
+Program &get() {
+  if (!program)
+    abortJob("the program called the runtime before hdrt_init");
+  return *program;
+}
+
+/// Runs `body`, turning every error into the end of the job.
+template <typename Body>
+auto guarded(Body body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const CollectiveError &e) {
+    collectiveExit(e.what());
+  } catch (const std::exception &e) {
+    abortJob(e.what());
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+void hdrt_init(int32_t argc, void *argv, int64_t devices, void *modelName,
+               void *modelHash) {
+  int provided = 0;
+  MPI_Init_thread(&argc, reinterpret_cast<char ***>(&argv),
+                  MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+  char **args = static_cast<char **>(argv);
+  Options options;
+  bool help = false;
+  std::string error;
+  if (!parseOptions(argc, args, options, help, error))
+    collectiveExit(error + "\n" + usage(args[0]));
+  if (help) {
+    if (worldRank == 0)
+      std::printf("%s", usage(args[0]).c_str());
+    MPI_Finalize();
+    std::exit(0);
+  }
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  pickThreads();
+  if (size != devices)
+    collectiveExit("this program was compiled for " + std::to_string(devices) +
+                   " devices but runs on " + std::to_string(size) +
+                   " MPI processes; run it as `mpirun -np " +
+                   std::to_string(devices) + " " + args[0] +
+                   " ...` or compile it for " + std::to_string(size) +
+                   " devices");
+  guarded([&] {
+    program = std::make_unique<Program>(
+        options, devices, static_cast<const char *>(modelName),
+        static_cast<const char *>(modelHash));
+  });
+}
+
+void hdrt_define_layer(int64_t layer, int64_t kind, void *name, int64_t rank,
+                       void *shape, void *degrees, int64_t operands,
+                       void *attrs, int64_t attrCount, double float0,
+                       double float1) {
+  guarded([&] {
+    if (kind < 0 || kind > static_cast<int64_t>(Kind::SoftmaxCrossEntropy))
+      throw Error("unknown layer kind " + std::to_string(kind));
+    get().defineLayer(layer, static_cast<Kind>(kind),
+                      static_cast<const char *>(name), static_cast<int>(rank),
+                      static_cast<const int64_t *>(shape),
+                      static_cast<const int64_t *>(degrees), operands,
+                      static_cast<const int64_t *>(attrs), attrCount, float0,
+                      float1);
+  });
+}
+
+void hdrt_define_edge(int64_t edge, int64_t consumer, int64_t operand,
+                      int64_t producer, int64_t rank, void *shape, void *moves,
+                      int64_t moveCount) {
+  guarded([&] {
+    get().defineEdge(edge, consumer, operand, producer, static_cast<int>(rank),
+                     static_cast<const int64_t *>(shape),
+                     static_cast<const int64_t *>(moves), moveCount);
+  });
+}
+
+void hdrt_define_grad_sync(int64_t layer, void *groups, int64_t length) {
+  guarded([&] {
+    get().defineGradSync(layer, static_cast<const int64_t *>(groups), length);
+  });
+}
+
+void hdrt_prepare(void) {
+  guarded([&] { get().prepare(); });
+}
+
+int64_t hdrt_first_step(void) {
+  return guarded([&] { return get().firstStep(); });
+}
+
+int64_t hdrt_last_step(void) {
+  return guarded([&] { return get().lastStep(); });
+}
+
+void hdrt_step_begin(int64_t step) {
+  guarded([&] { get().stepBegin(step); });
+}
+
+void hdrt_forward(int64_t layer) {
+  guarded([&] { get().forward(layer); });
+}
+
+void hdrt_transfer_forward(int64_t edge) {
+  guarded([&] { get().transferForward(edge); });
+}
+
+void hdrt_backward(int64_t layer) {
+  guarded([&] { get().backward(layer); });
+}
+
+void hdrt_transfer_backward(int64_t edge) {
+  guarded([&] { get().transferBackward(edge); });
+}
+
+void hdrt_grad_sync(int64_t layer) {
+  guarded([&] { get().gradSync(layer); });
+}
+
+void hdrt_sgd_update(int64_t layer) {
+  guarded([&] { get().sgdUpdate(layer); });
+}
+
+void hdrt_step_end(int64_t step) {
+  guarded([&] { get().stepEnd(step); });
+}
+
+int32_t hdrt_finalize(void) {
+  int rc = guarded([&] { return get().finish(); });
+  program.reset();
+  MPI_Finalize();
+  return rc;
+}
+
+} // extern "C"

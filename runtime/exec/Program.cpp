@@ -1,0 +1,734 @@
+//===- Program.cpp - definitions, buffers and the step around the layers --===//
+
+#include "Program.h"
+
+#include "Data.h"
+
+#include "hdrt/Random.h"
+#include "hdrt/cpu/TileOps.h"
+#include "hdrt/hdrt.h"
+#include "hdrt/mpi/Checkpoint.h"
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
+
+namespace hdrt::exec {
+
+namespace {
+
+Box intersect(const Box &a, const Box &b) {
+  Box r;
+  r.rank = a.rank;
+  for (int d = 0; d < a.rank; ++d) {
+    r.lo[d] = std::max(a.lo[d], b.lo[d]);
+    r.hi[d] = std::max(r.lo[d], std::min(a.hi[d], b.hi[d]));
+  }
+  return r;
+}
+
+bool sameBox(const Box &a, const Box &b) {
+  if (a.rank != b.rank)
+    return false;
+  for (int d = 0; d < a.rank; ++d)
+    if (a.lo[d] != b.lo[d] || a.hi[d] != b.hi[d])
+      return false;
+  return true;
+}
+
+std::string boxText(const Box &b) {
+  std::string s = "[";
+  for (int d = 0; d < b.rank; ++d)
+    s += (d ? ", " : "") + std::to_string(b.lo[d]) + ":" +
+         std::to_string(b.hi[d]);
+  return s + "]";
+}
+
+/// Streams of the counter-based generator: one per use, so weights, data and
+/// masks never share numbers.
+enum Stream : uint64_t {
+  kWeights = 1,
+  kImages = 2,
+  kLabels = 3,
+  kDropout = 4,
+  kPrototypes = 5,
+};
+
+uint64_t streamOf(Stream kind, uint64_t a, uint64_t b = 0) {
+  return mix64((uint64_t(kind) << 56) ^ (a << 24) ^ b);
+}
+
+/// Splits `world` into the communicators of groups; `color` is the group of
+/// this rank or MPI_UNDEFINED. Collective over every rank.
+MPI_Comm split(int color, int key) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, color, key, &comm);
+  return comm;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Partition
+//===----------------------------------------------------------------------===//
+
+int64_t Partition::tasks() const {
+  int64_t t = 1;
+  for (int d = 0; d < rank; ++d)
+    t *= degrees[d];
+  return t;
+}
+
+int64_t Partition::blockOf(int64_t task, int dim) const {
+  for (int d = rank - 1; d > dim; --d)
+    task /= degrees[d];
+  return task % degrees[dim];
+}
+
+Box Partition::tile(int64_t task) const {
+  Box b;
+  b.rank = rank;
+  for (int d = 0; d < rank; ++d) {
+    int64_t i = blockOf(task, d), k = degrees[d];
+    int64_t base = shape[d] / k, extra = shape[d] % k;
+    b.lo[d] = i * base + std::min(i, extra);
+    b.hi[d] = b.lo[d] + base + (i < extra ? 1 : 0);
+  }
+  return b;
+}
+
+//===----------------------------------------------------------------------===//
+// Definitions
+//===----------------------------------------------------------------------===//
+
+Program::Program(Options options, int64_t devices, std::string modelName,
+                 std::string modelHash)
+    : options_(std::move(options)), devices_(devices),
+      modelName_(std::move(modelName)), modelHash_(std::move(modelHash)) {
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+}
+
+Layer &Program::layer(int64_t id) {
+  if (id < 0 || id >= static_cast<int64_t>(layers_.size()))
+    throw Error("the program names layer " + std::to_string(id) +
+                ", which it did not define");
+  return layers_[id];
+}
+
+Edge &Program::edge(int64_t id) {
+  if (id < 0 || id >= static_cast<int64_t>(edges_.size()))
+    throw Error("the program names edge " + std::to_string(id) +
+                ", which it did not define");
+  return edges_[id];
+}
+
+void Program::defineLayer(int64_t id, Kind kind, std::string name, int rank,
+                          const int64_t *shape, const int64_t *degrees,
+                          int64_t operands, const int64_t *attrs,
+                          int64_t attrCount, double float0, double float1) {
+  if (id != static_cast<int64_t>(layers_.size()))
+    throw Error("layers must be defined in order: got " + std::to_string(id));
+  if (rank < 1 || rank > 4 || operands < 1)
+    throw Error("layer '" + name + "' has an unsupported shape");
+  Layer &l = layers_.emplace_back();
+  l.id = id;
+  l.kind = kind;
+  l.name = std::move(name);
+  l.out.rank = rank;
+  int64_t tasks = 1;
+  for (int d = 0; d < rank; ++d) {
+    l.out.shape[d] = shape[d];
+    l.out.degrees[d] = degrees[d];
+    if (degrees[d] < 1 || degrees[d] > shape[d])
+      throw Error("layer '" + l.name + "' has an illegal configuration");
+    tasks *= degrees[d];
+  }
+  if (tasks > devices_)
+    throw Error("layer '" + l.name + "' has " + std::to_string(tasks) +
+                " tasks, more than the " + std::to_string(devices_) +
+                " devices");
+  l.attrs.assign(attrs, attrs + attrCount);
+  l.float0 = float0;
+  l.float1 = float1;
+  l.inputs.assign(operands, nullptr);
+}
+
+void Program::defineEdge(int64_t id, int64_t consumer, int64_t operand,
+                         int64_t producer, int rank, const int64_t *shape,
+                         const int64_t *moves, int64_t moveCount) {
+  if (id != static_cast<int64_t>(edges_.size()))
+    throw Error("edges must be defined in order: got " + std::to_string(id));
+  Layer &c = layer(consumer);
+  if (operand < 0 || operand >= static_cast<int64_t>(c.inputs.size()) ||
+      c.inputs[operand])
+    throw Error("layer '" + c.name + "' has a bad operand " +
+                std::to_string(operand));
+  if (producer != HDRT_IMAGES && producer != HDRT_LABELS &&
+      (producer < 0 || producer >= consumer))
+    throw Error("layer '" + c.name + "' reads a tensor defined after it");
+  Edge &e = edges_.emplace_back();
+  e.id = id;
+  e.consumer = &c;
+  e.operand = static_cast<int>(operand);
+  e.producer = producer;
+  e.source.rank = rank;
+  for (int d = 0; d < rank; ++d)
+    e.source.shape[d] = shape[d];
+  e.explicitTransfer = moves != nullptr;
+  const int64_t stride = 2 + 2 * rank;
+  for (int64_t m = 0; m < moveCount; ++m) {
+    const int64_t *p = moves + m * stride;
+    mpi::Move move;
+    move.src = static_cast<int>(p[0]);
+    move.dst = static_cast<int>(p[1]);
+    move.box.rank = rank;
+    for (int d = 0; d < rank; ++d) {
+      move.box.lo[d] = p[2 + d];
+      move.box.hi[d] = p[2 + rank + d];
+    }
+    if (move.src < 0 || move.src >= devices_ || move.dst < 0 ||
+        move.dst >= devices_)
+      throw Error("a transfer into '" + c.name + "' names a device outside " +
+                  "0.." + std::to_string(devices_ - 1));
+    e.plan.push_back(move);
+  }
+  c.inputs[operand] = &e;
+  if (producer >= 0)
+    ++layers_[producer].consumers;
+}
+
+void Program::defineGradSync(int64_t id, const int64_t *groups,
+                             int64_t length) {
+  Layer &l = layer(id);
+  // Split the world into the layer's replica groups; the other ranks get no
+  // communicator. Every rank runs this in the same order.
+  int color = MPI_UNDEFINED, group = 0;
+  for (int64_t i = 0; i < length; ++group) {
+    int64_t size = groups[i++];
+    if (size < 1 || i + size > length)
+      throw Error("layer '" + l.name + "' has malformed replica groups");
+    int64_t channelBlock = -1;
+    for (int64_t m = 0; m < size; ++m) {
+      int64_t task = groups[i + m];
+      if (task < 0 || task >= l.out.tasks())
+        throw Error("a replica group of layer '" + l.name +
+                    "' names a device without a task");
+      // Replicas hold the same parameter shard: the same channel block.
+      int64_t block = l.out.blockOf(task, 1);
+      if (channelBlock >= 0 && block != channelBlock)
+        throw Error("a replica group of layer '" + l.name +
+                    "' mixes different parameter shards");
+      channelBlock = block;
+      if (task == rank_)
+        color = group;
+    }
+    i += size;
+  }
+  if (l.gradComm != MPI_COMM_NULL)
+    throw Error("layer '" + l.name + "' has two gradient syncs");
+  l.gradComm = split(color, rank_);
+  if (l.gradComm == MPI_COMM_NULL)
+    l.gradComm = MPI_COMM_SELF; // marks the layer as synced
+}
+
+//===----------------------------------------------------------------------===//
+// Preparation: geometry, buffers, communicators, parameters
+//===----------------------------------------------------------------------===//
+
+void Program::prepare() {
+  if (layers_.empty())
+    throw Error("the program defines no layers");
+  for (Layer &l : layers_)
+    for (size_t i = 0; i < l.inputs.size(); ++i)
+      if (!l.inputs[i])
+        throw Error("operand " + std::to_string(i) + " of layer '" + l.name +
+                    "' is not defined");
+  const Layer &loss = layers_.back();
+  if (loss.kind != Kind::SoftmaxCrossEntropy)
+    throw Error("the program must end with its loss layer");
+  batch_ = loss.out.shape[0];
+  for (Layer &l : layers_)
+    prepareLayer(l);
+  for (Edge &e : edges_)
+    prepareEdge(e);
+  if (options_.resume)
+    resume();
+  timers_.take();
+}
+
+void Program::prepareLayer(Layer &l) {
+  if (rank_ < l.out.tasks()) {
+    l.task = rank_;
+    l.tile = l.out.tile(l.task);
+  }
+  const Partition &in = l.inputs[0]->source;
+  auto attr = [&](size_t i) {
+    if (i >= l.attrs.size())
+      throw Error("layer '" + l.name + "' lacks attributes");
+    return l.attrs[i];
+  };
+  // A groups' communicator for the layer-internal reductions: batch norm
+  // sums over the tasks sharing its channels, the loss over those sharing
+  // its samples.
+  if (l.kind == Kind::BatchNorm || l.kind == Kind::SoftmaxCrossEntropy) {
+    int dim = l.kind == Kind::BatchNorm ? 1 : 0;
+    l.statsComm = split(l.task >= 0 ? int(l.out.blockOf(l.task, dim))
+                                    : MPI_UNDEFINED,
+                        rank_);
+  }
+  int64_t paramChannels = 0;
+  std::vector<int64_t> weightShape;
+  bool bias = false;
+  switch (l.kind) {
+  case Kind::Conv2d: {
+    cpu::Conv2dLayer c{in.shape[0], in.shape[1], in.shape[2], in.shape[3],
+                       attr(0),     attr(1),     attr(2),     attr(3),
+                       attr(4),     attr(5),     attr(6),     attr(7),
+                       attr(8),     attr(9),     attr(10),    attr(11)};
+    if (c.outH() != l.out.shape[2] || c.outW() != l.out.shape[3])
+      throw Error("layer '" + l.name + "': output shape does not match " +
+                  "its window");
+    if (l.task >= 0)
+      l.conv = cpu::convTile(c, l.tile);
+    paramChannels = c.k;
+    weightShape = {c.k, c.c / c.groups, c.kh, c.kw};
+    bias = attr(12) != 0;
+    break;
+  }
+  case Kind::Pool2d: {
+    cpu::Pool2dLayer p;
+    p.max = attr(0) != 0;
+    p.countIncludePad = attr(10) != 0;
+    p.window = {in.shape[0], in.shape[1], in.shape[2], in.shape[3],
+                attr(1),     attr(2),     attr(3),     attr(4),
+                attr(5),     attr(6),     attr(7),     attr(8),
+                1,           1};
+    // Ceil mode: the last window may overhang the bottom and right edges.
+    int64_t extraH = (l.out.shape[2] - 1) * p.window.strideH + p.window.kh -
+                     (p.window.h + p.window.padTop + p.window.padBottom);
+    int64_t extraW = (l.out.shape[3] - 1) * p.window.strideW + p.window.kw -
+                     (p.window.w + p.window.padLeft + p.window.padRight);
+    if ((extraH > 0 || extraW > 0) && !p.max && p.countIncludePad)
+      throw Error("layer '" + l.name + "': average pooling with ceil_mode " +
+                  "and count_include_pad is not supported by the CPU runtime");
+    p.window.padBottom += std::max<int64_t>(extraH, 0);
+    p.window.padRight += std::max<int64_t>(extraW, 0);
+    if (p.window.outH() != l.out.shape[2] || p.window.outW() != l.out.shape[3])
+      throw Error("layer '" + l.name + "': output shape does not match " +
+                  "its window");
+    if (l.task >= 0)
+      l.pool = cpu::poolTile(p, l.tile);
+    break;
+  }
+  case Kind::Linear:
+    paramChannels = attr(0);
+    weightShape = {attr(0), in.shape[1]};
+    bias = attr(1) != 0;
+    break;
+  case Kind::BatchNorm:
+    paramChannels = l.out.shape[1];
+    break;
+  default:
+    break;
+  }
+
+  if (l.task >= 0 && l.kind != Kind::SoftmaxCrossEntropy) {
+    l.value.assign(l.tile.volume(), 0.0f);
+    l.grad.assign(l.tile.volume(), 0.0f);
+  }
+  if (paramChannels) {
+    // A shard is this task's output channels; replicas along n, h and w
+    // hold the same one and the first of them checkpoints it.
+    int64_t c0 = l.task >= 0 ? l.tile.lo[1] : 0;
+    int64_t c1 = l.task >= 0 ? l.tile.hi[1] : 0;
+    bool first = l.task >= 0;
+    for (int d = 0; d < l.out.rank && first; ++d)
+      if (d != 1 && l.out.blockOf(l.task, d) != 0)
+        first = false;
+    auto addParam = [&](std::string suffix, std::vector<int64_t> shape) {
+      Param &p = l.params.emplace_back();
+      p.name = l.name + "." + suffix;
+      p.shape = std::move(shape);
+      if (l.task >= 0) {
+        p.box.rank = static_cast<int>(p.shape.size());
+        for (int d = 0; d < p.box.rank; ++d)
+          p.box.hi[d] = p.shape[d];
+        p.box.lo[0] = c0;
+        p.box.hi[0] = c1;
+        p.value.assign(p.box.volume(), 0.0f);
+        p.grad.assign(p.box.volume(), 0.0f);
+        p.velocity.assign(p.box.volume(), 0.0f);
+      }
+      p.writes = first;
+    };
+    if (l.kind == Kind::BatchNorm) {
+      addParam("scale", {paramChannels});
+      addParam("shift", {paramChannels});
+    } else {
+      addParam("weight", weightShape);
+      if (bias)
+        addParam("bias", {paramChannels});
+    }
+    initParams(l);
+    int64_t replicas = l.out.tasks() / l.out.degrees[1];
+    if (replicas > 1 && l.gradComm == MPI_COMM_NULL)
+      throw Error("the parameters of layer '" + l.name + "' have " +
+                  std::to_string(replicas) +
+                  " replicas but the program never syncs their gradients " +
+                  "(run --hd-insert-transfers before lowering)");
+  }
+}
+
+void Program::initParams(Layer &l) {
+  if (l.task < 0)
+    return;
+  // The fan-in of an output channel: one row of the weight.
+  int64_t fanIn = 1;
+  for (size_t d = 1; d < l.params[0].shape.size(); ++d)
+    fanIn *= l.params[0].shape[d];
+  for (size_t i = 0; i < l.params.size(); ++i) {
+    Param &p = l.params[i];
+    int64_t row = 1;
+    for (size_t d = 1; d < p.shape.size(); ++d)
+      row *= p.shape[d];
+    // PyTorch's default for convolutions and linear layers (uniform in
+    // +-1/sqrt(fan-in) for weights and bias); batch norm starts as the
+    // identity.
+    float bound = 0, offset = 0;
+    if (l.kind == Kind::BatchNorm)
+      offset = i == 0 ? 1.0f : 0.0f;
+    else
+      bound = 1.0f / std::sqrt(float(fanIn));
+    uint64_t stream = streamOf(kWeights, l.id, i);
+    int64_t first = p.box.lo[0] * row;
+    for (size_t j = 0; j < p.value.size(); ++j)
+      p.value[j] =
+          offset +
+          bound * (2.0f * uniform(options_.seed, stream, first + j) - 1.0f);
+  }
+}
+
+void Program::prepareEdge(Edge &e) {
+  Layer &c = *e.consumer;
+  if (c.task < 0) {
+    if (!e.plan.empty())
+      for (const mpi::Move &m : e.plan)
+        if (m.dst == rank_)
+          throw Error("a transfer into '" + c.name +
+                      "' sends to a device without a task");
+    return;
+  }
+  const Box &t = c.tile;
+  Box &b = e.box;
+  b.rank = e.source.rank;
+  for (int d = 0; d < b.rank; ++d)
+    b.hi[d] = e.source.shape[d];
+  switch (c.kind) {
+  case Kind::Conv2d:
+    b = c.conv.in;
+    break;
+  case Kind::Pool2d:
+    b = c.pool.in;
+    break;
+  case Kind::Linear:
+    b.lo[0] = t.lo[0];
+    b.hi[0] = t.hi[0];
+    break;
+  case Kind::Concat: {
+    int64_t offset = 0;
+    for (int i = 0; i < e.operand; ++i)
+      offset += c.inputs[i]->source.shape[1];
+    b = t;
+    b.lo[1] = std::clamp(t.lo[1] - offset, int64_t(0), e.source.shape[1]);
+    b.hi[1] = std::clamp(t.hi[1] - offset, b.lo[1], e.source.shape[1]);
+    break;
+  }
+  case Kind::Flatten: {
+    int64_t hw = e.source.shape[2] * e.source.shape[3];
+    b.lo[0] = t.lo[0];
+    b.hi[0] = t.hi[0];
+    b.lo[1] = t.lo[1] / hw;
+    b.hi[1] = (t.hi[1] + hw - 1) / hw;
+    break;
+  }
+  case Kind::SoftmaxCrossEntropy:
+    if (e.operand == 1) {
+      b.lo[0] = t.lo[0];
+      b.hi[0] = t.hi[0];
+    } else {
+      b = t;
+    }
+    break;
+  default: // elementwise: the same box
+    b = t;
+    break;
+  }
+  e.hasBox = b.volume() > 0;
+  if (!e.hasBox)
+    return;
+  if (e.producer == HDRT_LABELS) {
+    e.labels.assign(b.volume(), 0);
+    return;
+  }
+  if (e.producer == HDRT_IMAGES) {
+    e.inStorage.assign(b.volume(), 0.0f);
+    e.in = e.inStorage.data();
+    return;
+  }
+  Layer &p = layers_[e.producer];
+  // The compiled plan and this runtime's boxes must agree: the input box is
+  // exactly what this device holds of it plus what the plan sends here.
+  int64_t covered = p.task >= 0 ? intersect(p.tile, b).volume() : 0;
+  for (const mpi::Move &m : e.plan) {
+    if (m.dst == rank_) {
+      if (!b.contains(m.box))
+        throw Error("the transfer into '" + c.name + "' sends " +
+                    boxText(m.box) + " to device " + std::to_string(rank_) +
+                    ", outside its input box " + boxText(b));
+      covered += m.box.volume();
+    }
+    if (m.src == rank_ && (p.task < 0 || !p.tile.contains(m.box)))
+      throw Error("the transfer from '" + p.name + "' sends " +
+                  boxText(m.box) + " from device " + std::to_string(rank_) +
+                  ", which does not hold it");
+  }
+  if (covered != b.volume())
+    throw Error("the input box " + boxText(b) + " of '" + c.name +
+                "' on device " + std::to_string(rank_) + " gets " +
+                std::to_string(covered) + " of its " +
+                std::to_string(b.volume()) + " elements from '" + p.name +
+                "'" +
+                (e.explicitTransfer ? std::string("")
+                                    : " (is an hd.transfer missing?)"));
+  // Read the producer's tile in place when it is exactly the box and
+  // nothing else reads it; else keep a copy of the box.
+  e.aliased = !e.explicitTransfer && p.consumers == 1 && p.task >= 0 &&
+              sameBox(p.tile, b);
+  if (e.aliased) {
+    e.in = p.value.data();
+    e.dIn = p.grad.data();
+  } else {
+    e.inStorage.assign(b.volume(), 0.0f);
+    e.dInStorage.assign(b.volume(), 0.0f);
+    e.in = e.inStorage.data();
+    e.dIn = e.dInStorage.data();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The step
+//===----------------------------------------------------------------------===//
+
+void Program::stepBegin(int64_t step) {
+  if (rank_ == options_.killRank && step + 1 == options_.killStep) {
+    std::fprintf(stderr, "hd: test hook: rank %d kills itself at step %lld\n",
+                 rank_, static_cast<long long>(step + 1));
+    std::fflush(stderr);
+    std::raise(SIGKILL);
+  }
+  step_ = step;
+  stepStart_ = MPI_Wtime();
+  timers_.take();
+  Charge charge(timers_, Category::Compute);
+  for (Edge &e : edges_)
+    if (e.hasBox && e.producer < 0)
+      fillInput(e, step);
+  for (Layer &l : layers_)
+    std::fill(l.grad.begin(), l.grad.end(), 0.0f);
+}
+
+/// Synthetic data that can be learned: sample n of step s has a uniform
+/// random label, and its image is that class's fixed random prototype plus
+/// as much uniform noise. Every number is keyed by global indices.
+int64_t Program::syntheticLabel(int64_t step, int64_t sample) const {
+  int64_t classes = layers_.back().out.shape[1];
+  float u = uniform(options_.seed, streamOf(kLabels, step), sample);
+  return std::min<int64_t>(classes - 1, int64_t(u * classes));
+}
+
+void Program::fillInput(Edge &e, int64_t step) {
+  const Box &b = e.box;
+  if (e.producer == HDRT_LABELS) {
+    if (!options_.data.empty()) {
+      readLabels(options_.data, layers_.front().inputs[0]->source, step, b,
+                 e.labels.data());
+      return;
+    }
+    for (int64_t n = b.lo[0]; n < b.hi[0]; ++n)
+      e.labels[n - b.lo[0]] = static_cast<int32_t>(syntheticLabel(step, n));
+    return;
+  }
+  if (!options_.data.empty()) {
+    readImages(options_.data, e.source, step, b, e.in);
+    return;
+  }
+  uint64_t noise = streamOf(kImages, step), prototypes = streamOf(kPrototypes, 0);
+  const int64_t *s = e.source.shape;
+  int64_t sample = s[1] * s[2] * s[3];
+  float *out = e.in;
+  for (int64_t n = b.lo[0]; n < b.hi[0]; ++n) {
+    int64_t label = syntheticLabel(step, n);
+    for (int64_t c = b.lo[1]; c < b.hi[1]; ++c)
+      for (int64_t y = b.lo[2]; y < b.hi[2]; ++y) {
+        int64_t offset = (c * s[2] + y) * s[3];
+        for (int64_t x = b.lo[3]; x < b.hi[3]; ++x) {
+          float p = uniform(options_.seed, prototypes,
+                            label * sample + offset + x);
+          float u = uniform(options_.seed, noise, n * sample + offset + x);
+          *out++ = (2.0f * p - 1.0f) + (2.0f * u - 1.0f);
+        }
+      }
+  }
+}
+
+void Program::gatherLocal(Edge &e) {
+  if (!e.hasBox || e.aliased || e.explicitTransfer || e.producer < 0)
+    return;
+  const Layer &p = layers_[e.producer];
+  copyRegion(p.value.data(), p.tile, e.in, e.box, e.box);
+}
+
+void Program::scatterLocal(Edge &e) {
+  if (!e.hasBox || e.aliased || e.explicitTransfer || e.producer < 0)
+    return;
+  Layer &p = layers_[e.producer];
+  addRegion(e.dIn, e.box, p.grad.data(), p.tile, e.box);
+}
+
+void Program::transferForward(int64_t id) {
+  Edge &e = edge(id);
+  Charge charge(timers_, Category::Transfer);
+  const Layer *p = e.producer >= 0 ? &layers_[e.producer] : nullptr;
+  if (!p || !e.explicitTransfer)
+    throw Error("edge " + std::to_string(id) + " is not a transfer");
+  mpi::Side side{p->task >= 0 ? &p->tile : nullptr,
+                 e.hasBox ? &e.box : nullptr};
+  if (int rc = mpi::exchangeForward(MPI_COMM_WORLD, e.plan, side,
+                                    p->value.data(), e.in))
+    throw Error("MPI error " + std::to_string(rc) + " in the transfer '" +
+                p->name + " -> " + e.consumer->name + "'");
+}
+
+void Program::transferBackward(int64_t id) {
+  Edge &e = edge(id);
+  Charge charge(timers_, Category::Transfer);
+  Layer *p = e.producer >= 0 ? &layers_[e.producer] : nullptr;
+  if (!p || !e.explicitTransfer)
+    throw Error("edge " + std::to_string(id) + " is not a transfer");
+  mpi::Side side{p->task >= 0 ? &p->tile : nullptr,
+                 e.hasBox ? &e.box : nullptr};
+  if (int rc = mpi::exchangeBackward(MPI_COMM_WORLD, e.plan, side,
+                                     p->grad.data(), e.dIn))
+    throw Error("MPI error " + std::to_string(rc) +
+                " in the backward transfer '" + p->name + " -> " +
+                e.consumer->name + "'");
+}
+
+void Program::gradSync(int64_t id) {
+  Layer &l = layer(id);
+  Charge charge(timers_, Category::Sync);
+  if (l.gradComm == MPI_COMM_NULL)
+    throw Error("layer '" + l.name + "' has no replica groups to sync");
+  if (l.gradComm == MPI_COMM_SELF || l.task < 0)
+    return;
+  for (Param &p : l.params)
+    if (int rc = mpi::allReduceSum(l.gradComm, p.grad.data(),
+                                   static_cast<int64_t>(p.grad.size())))
+      throw Error("MPI error " + std::to_string(rc) +
+                  " in the gradient sync of '" + l.name + "'");
+}
+
+void Program::sgdUpdate(int64_t id) {
+  Layer &l = layer(id);
+  Charge charge(timers_, Category::Compute);
+  if (l.task < 0)
+    return;
+  KernelTimer kernel(timers_);
+  for (Param &p : l.params)
+    cpu::sgdMomentum(static_cast<int64_t>(p.value.size()), float(options_.lr),
+                     float(options_.momentum), float(options_.weightDecay),
+                     p.value.data(), p.grad.data(), p.velocity.data());
+}
+
+void Program::stepEnd(int64_t step) {
+  double partial = layers_.back().partialLoss, total = 0;
+  {
+    Charge charge(timers_, Category::Sync);
+    MPI_Allreduce(&partial, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
+  double loss = total / double(batch_);
+  double seconds = MPI_Wtime() - stepStart_;
+  stepTotals_.push_back(timers_.take());
+  if (!std::isfinite(loss))
+    throw Error("the loss is " + std::to_string(loss) + " at step " +
+                std::to_string(step + 1) +
+                "; stopping without writing a checkpoint");
+  losses_.push_back(loss);
+  stepMs_.push_back(seconds * 1e3);
+  if (rank_ == 0 && !options_.quiet) {
+    std::printf("step %lld loss %.6f %.1f images/s\n",
+                static_cast<long long>(step + 1), loss,
+                double(batch_) / seconds);
+    std::fflush(stdout);
+  }
+  if (options_.checkpointEvery && (step + 1) % options_.checkpointEvery == 0)
+    checkpoint(step + 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Checkpoints
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::vector<mpi::Shard> shardsOf(std::deque<Layer> &layers) {
+  std::vector<mpi::Shard> shards;
+  for (Layer &l : layers)
+    for (Param &p : l.params)
+      for (int velocity = 0; velocity < 2; ++velocity) {
+        mpi::Shard &s = shards.emplace_back();
+        s.name = p.name + (velocity ? ".momentum" : "");
+        s.shape = p.shape;
+        s.box = p.box;
+        s.data = p.value.empty()
+                     ? nullptr
+                     : (velocity ? p.velocity.data() : p.value.data());
+        s.writes = p.writes;
+      }
+  return shards;
+}
+
+} // namespace
+
+void Program::checkpoint(int64_t step) {
+  std::vector<mpi::Shard> shards = shardsOf(layers_);
+  std::string error;
+  if (!mpi::writeCheckpoint(MPI_COMM_WORLD, options_.checkpoint, modelHash_,
+                            step, shards, error))
+    throw Error("cannot write the checkpoint: " + error);
+}
+
+void Program::resume() {
+  std::vector<mpi::Shard> shards = shardsOf(layers_);
+  std::string error;
+  int64_t step = 0;
+  if (!mpi::readCheckpoint(MPI_COMM_WORLD, options_.checkpoint, modelHash_,
+                           step, shards, error))
+    throw CollectiveError("cannot resume: " + error);
+  firstStep_ = step;
+  if (rank_ == 0 && !options_.quiet)
+    std::printf("resumed from %s/checkpoint.hd at step %lld\n",
+                options_.checkpoint.c_str(), static_cast<long long>(step));
+}
+
+int Program::finish() {
+  if (!options_.checkpoint.empty() && !losses_.empty())
+    checkpoint(firstStep_ + static_cast<int64_t>(losses_.size()));
+  writeMetrics();
+  return 0;
+}
+
+} // namespace hdrt::exec

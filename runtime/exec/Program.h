@@ -1,0 +1,204 @@
+//===- Program.h - the state of one rank of a compiled program -*- C++ -*-===//
+//
+// The generated code defines the network (layers, the edges between them
+// with their transfer plans, the replica groups of gradient syncs) and then
+// calls the step schedule one layer or transfer at a time. This rank keeps
+// only its own tiles: the output tile of each layer it has a task in, the
+// input box each of those tasks reads, and its shard of the parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HDRT_EXEC_PROGRAM_H
+#define HDRT_EXEC_PROGRAM_H
+
+#include "Options.h"
+#include "Timers.h"
+
+#include "hdrt/Box.h"
+#include "hdrt/cpu/WindowTiles.h"
+#include "hdrt/mpi/Exchange.h"
+
+#include <mpi.h>
+
+#include <deque>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace hdrt::exec {
+
+enum class Kind {
+#define HDRT_LAYER_KIND(Name, Value) Name = Value,
+#include "hdrt/Abi.def"
+};
+
+/// An error in the program or its input; the ABI layer reports it and ends
+/// the job.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// An error every rank detects at the same point (a missing checkpoint, a
+/// bad flag): rank 0 reports it and all ranks exit cleanly.
+struct CollectiveError : Error {
+  using Error::Error;
+};
+
+/// A block partition of a tensor: degrees per dim, tasks in row-major order.
+struct Partition {
+  int rank = 0;
+  int64_t shape[4] = {1, 1, 1, 1};
+  int64_t degrees[4] = {1, 1, 1, 1};
+
+  int64_t tasks() const;
+  /// The box task `task` owns: tiles differ by at most one along a dim,
+  /// larger ones first (17 in 2 is 9 + 8).
+  Box tile(int64_t task) const;
+  /// The block index of `task` along `dim`.
+  int64_t blockOf(int64_t task, int dim) const;
+};
+
+/// One parameter tensor's shard on this rank, with its gradient and the
+/// optimizer's velocity.
+struct Param {
+  std::string name;             // "<layer>.weight", ...
+  std::vector<int64_t> shape;   // global
+  Box box;                      // this rank's shard (rank 0 when none)
+  std::vector<float> value, grad, velocity;
+  bool writes = false;          // this rank checkpoints its shard
+};
+
+struct Edge;
+
+struct Layer {
+  int64_t id = -1;
+  Kind kind = Kind::Relu;
+  std::string name;
+  Partition out;
+  std::vector<int64_t> attrs;
+  double float0 = 0, float1 = 0;
+  std::vector<Edge *> inputs; // by operand
+  int consumers = 0;          // edges reading this layer's output
+
+  // This rank's task, if any.
+  int64_t task = -1;
+  Box tile;
+  std::vector<float> value, grad;
+  std::vector<Param> params;
+  MPI_Comm gradComm = MPI_COMM_NULL;  // replica group of the parameters
+  MPI_Comm statsComm = MPI_COMM_NULL; // batch norm: tasks sharing channels;
+                                      // loss: tasks sharing samples
+
+  // Window layers' geometry on this task.
+  cpu::ConvTile conv;
+  cpu::PoolTile pool;
+  // Batch norm: statistics of the current step.
+  std::vector<float> mean, invStd;
+  // Softmax: per-sample max and sum of exponentials; the tile's loss.
+  std::vector<float> max;
+  std::vector<double> sum;
+  double partialLoss = 0;
+};
+
+/// An operand of a layer: what it reads from a producer (a layer, or the
+/// images or labels) and how it gets there.
+struct Edge {
+  int64_t id = -1;
+  Layer *consumer = nullptr;
+  int operand = 0;
+  int64_t producer = -1; // a layer id, HDRT_IMAGES or HDRT_LABELS
+  Partition source;      // the producer's tensor shape (degrees unused)
+  std::vector<mpi::Move> plan;
+  bool explicitTransfer = false;
+
+  // The consumer task's input box on this rank, and its buffers. `in` and
+  // `dIn` point into the producer's tile when the box is exactly that tile
+  // and this edge is its only reader.
+  bool hasBox = false;
+  Box box;
+  bool aliased = false;
+  std::vector<float> inStorage, dInStorage;
+  std::vector<int32_t> labels;
+  float *in = nullptr, *dIn = nullptr;
+};
+
+class Program {
+public:
+  Program(Options options, int64_t devices, std::string modelName,
+          std::string modelHash);
+
+  // Definitions, in the order of Abi.def.
+  void defineLayer(int64_t id, Kind kind, std::string name, int rank,
+                   const int64_t *shape, const int64_t *degrees,
+                   int64_t operands, const int64_t *attrs, int64_t attrCount,
+                   double float0, double float1);
+  void defineEdge(int64_t id, int64_t consumer, int64_t operand,
+                  int64_t producer, int rank, const int64_t *shape,
+                  const int64_t *moves, int64_t moveCount);
+  void defineGradSync(int64_t layer, const int64_t *groups, int64_t length);
+  void prepare();
+
+  int64_t firstStep() const { return firstStep_; }
+  int64_t lastStep() const { return options_.steps; }
+
+  // The schedule of one step.
+  void stepBegin(int64_t step);
+  void forward(int64_t layer);
+  void transferForward(int64_t edge);
+  void backward(int64_t layer);
+  void transferBackward(int64_t edge);
+  void gradSync(int64_t layer);
+  void sgdUpdate(int64_t layer);
+  void stepEnd(int64_t step);
+  /// Writes the final checkpoint and the metrics; returns the exit code.
+  int finish();
+
+  int rank() const { return rank_; }
+
+private:
+  Layer &layer(int64_t id);
+  Edge &edge(int64_t id);
+  void prepareLayer(Layer &l);
+  void prepareEdge(Edge &e);
+  void initParams(Layer &l);
+  int64_t syntheticLabel(int64_t step, int64_t sample) const;
+  void fillInput(Edge &e, int64_t step);
+  void gatherLocal(Edge &e);
+  void scatterLocal(Edge &e);
+  void checkpoint(int64_t step);
+  void resume();
+  void writeMetrics() const;
+
+  // Layer kinds (Layers.cpp).
+  void forwardConv(Layer &l);
+  void backwardConv(Layer &l);
+  void forwardPool(Layer &l);
+  void backwardPool(Layer &l);
+  void forwardLinear(Layer &l);
+  void backwardLinear(Layer &l);
+  void forwardBatchNorm(Layer &l);
+  void backwardBatchNorm(Layer &l);
+  void forwardConcat(Layer &l);
+  void backwardConcat(Layer &l);
+  void forwardFlatten(Layer &l);
+  void backwardFlatten(Layer &l);
+  void forwardLoss(Layer &l);
+  void backwardLoss(Layer &l);
+
+  Options options_;
+  int64_t devices_;
+  std::string modelName_, modelHash_;
+  int rank_ = 0;
+  // Deques: layers and edges point at each other.
+  std::deque<Layer> layers_;
+  std::deque<Edge> edges_;
+  int64_t firstStep_ = 0, step_ = 0, batch_ = 0;
+  double stepStart_ = 0;
+  Timers timers_;
+  std::vector<double> losses_, stepMs_;
+  std::vector<TimerTotals> stepTotals_;
+};
+
+} // namespace hdrt::exec
+
+#endif // HDRT_EXEC_PROGRAM_H

@@ -1,0 +1,79 @@
+//===- Timers.h - where a rank's step time goes -----------------*- C++ -*-===//
+//
+// Every moment of a step is charged to one category: compute (layer calls
+// and the optimizer), transfer (hd.transfer exchanges) or sync (gradient
+// all-reduce, and the all-reduces inside batch norm and the loss). Kernel
+// time is the part of compute spent inside the kernels themselves; the rest
+// of compute is the runtime's own work (copies, bookkeeping).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HDRT_EXEC_TIMERS_H
+#define HDRT_EXEC_TIMERS_H
+
+#include <mpi.h>
+
+namespace hdrt::exec {
+
+enum class Category { Other, Compute, Transfer, Sync, Count };
+
+struct TimerTotals {
+  double seconds[static_cast<int>(Category::Count)] = {};
+  double kernel = 0;
+
+  double of(Category c) const { return seconds[static_cast<int>(c)]; }
+};
+
+class Timers {
+public:
+  /// Charges the time since the last switch to the current category.
+  Category switchTo(Category next) {
+    double now = MPI_Wtime();
+    totals_.seconds[static_cast<int>(current_)] += now - since_;
+    since_ = now;
+    Category previous = current_;
+    current_ = next;
+    return previous;
+  }
+  void addKernel(double seconds) { totals_.kernel += seconds; }
+  /// Returns the totals since the last take and starts again.
+  TimerTotals take() {
+    switchTo(current_);
+    TimerTotals t = totals_;
+    totals_ = TimerTotals();
+    return t;
+  }
+
+private:
+  TimerTotals totals_;
+  Category current_ = Category::Other;
+  double since_ = MPI_Wtime();
+};
+
+/// Charges a scope to one category, then returns to the previous one.
+class Charge {
+public:
+  Charge(Timers &timers, Category c) : timers_(timers) {
+    previous_ = timers_.switchTo(c);
+  }
+  ~Charge() { timers_.switchTo(previous_); }
+
+private:
+  Timers &timers_;
+  Category previous_;
+};
+
+/// Times one kernel call.
+class KernelTimer {
+public:
+  explicit KernelTimer(Timers &timers) : timers_(timers), start_(MPI_Wtime()) {}
+  ~KernelTimer() { timers_.addKernel(MPI_Wtime() - start_); }
+
+private:
+  Timers &timers_;
+  double start_;
+};
+
+} // namespace hdrt::exec
+
+#endif // HDRT_EXEC_TIMERS_H
