@@ -3,16 +3,23 @@
 #include "hd/InitAll.h"
 #include "hd/Dialect/HD/IR/HDDialect.h"
 #include "hd/Dialect/HD/Transforms/Passes.h"
+#include "hd/Target/Executable/Executable.h"
 #include "hd/Target/ONNX/ImportONNX.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
 void hd::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<hd::HDDialect, mlir::func::FuncDialect>();
+  // What lowered programs use, so every stage's output parses again.
+  registry.insert<hd::HDDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::scf::SCFDialect,
+                  mlir::LLVM::LLVMDialect>();
 }
 
 void hd::registerAllPasses() {
@@ -22,7 +29,15 @@ void hd::registerAllPasses() {
   mlir::registerSymbolDCEPass();
 }
 
-void hd::registerAllTranslations() { hd::registerImportONNXTranslation(); }
+void hd::registerAllTranslations() {
+  hd::registerImportONNXTranslation();
+  hd::registerToExecutableTranslation();
+}
+
+bool hd::isTranslationName(llvm::StringRef name) {
+  // Keep in step with registerAllTranslations().
+  return name == "import-onnx" || name == "hd-to-executable";
+}
 
 bool hd::checkHelpLikeArguments(
     int argc, char **argv, llvm::StringRef tool,

@@ -17,8 +17,15 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%hd_src", config.hd_src_root))
+config.substitutions.append(("%hd_bin", config.hd_tools_dir))
+# Debian's python3, which has the onnx module (another python3 may be first
+# on PATH).
+config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%models", os.path.join(config.hd_src_root, "models")))
 config.substitutions.append(("%hd_docs_build", os.path.join(config.hd_obj_root, "docs")))
+# The build's lib dir, where the hdrt target puts libhdrt.so: what
+# `hd-translate --hd-to-executable` links and what its programs load.
+config.substitutions.append(("%hd_lib_dir", os.path.join(config.hd_obj_root, "lib")))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -20,8 +20,12 @@ namespace hd {
 void registerAllDialects(mlir::DialectRegistry &registry);
 /// hd's passes plus the generic upstream ones (canonicalize, cse, ...).
 void registerAllPasses();
-/// hd-translate's translations (--import-onnx, ...).
+/// hd-translate's translations (--import-onnx, --hd-to-executable, ...).
 void registerAllTranslations();
+/// Whether `name` is one of those translations' flags. They are values of
+/// mlir-translate's translation list, not options of their own, so
+/// checkHelpLikeArguments must be told about them.
+bool isTranslationName(llvm::StringRef name);
 
 /// LLVM's command line reads an unknown `--h<anything>` as `-h`: it prints
 /// the help and exits 0, so a mistyped `--hd-...` pass would "succeed".

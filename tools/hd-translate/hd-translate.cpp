@@ -7,7 +7,7 @@
 int main(int argc, char **argv) {
   hd::registerAllTranslations();
   if (!hd::checkHelpLikeArguments(argc, argv, "hd-translate",
-                                  [](llvm::StringRef) { return false; }))
+                                  hd::isTranslationName))
     return 1;
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "hd translation driver\n"));

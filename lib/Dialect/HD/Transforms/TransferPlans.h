@@ -37,6 +37,13 @@ std::optional<mlir::ArrayAttr> planAttr(const ConfiguredModule &m,
 /// the layer's parameters need no sync.
 mlir::ArrayAttr replicaGroupsAttr(const ConfiguredModule &m, int layer);
 
+/// Checks what lowering relies on: every edge between different tiles goes
+/// through an hd.transfer with the exact plan, and every layer with
+/// replicated parameters has one hd.grad_sync of its replica groups.
+/// Emits an error on each offending op.
+mlir::LogicalResult verifyTransfers(const ConfiguredModule &m,
+                                    mlir::ModuleOp module);
+
 /// Bytes of one parameter shard's gradient.
 int64_t gradientShardBytes(const ConfiguredModule &m, int layer);
 

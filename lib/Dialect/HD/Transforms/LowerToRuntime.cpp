@@ -1,0 +1,403 @@
+//===- LowerToRuntime.cpp - a partitioned graph as calls of the runtime ---===//
+//
+// The runtime owns the kernels, the buffers and MPI; the compiler owns the
+// decisions: every layer's configuration, the plan of every transfer, the
+// replica groups, and the order of the step. This pass writes those
+// decisions as constants and a straight-line schedule of hdrt_* calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TransferPlans.h"
+
+#include "hd/Dialect/HD/IR/HDOps.h"
+#include "hd/Dialect/HD/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace hd {
+#define GEN_PASS_DEF_LOWERTORUNTIMEPASS
+#include "hd/Dialect/HD/Transforms/Passes.h.inc"
+} // namespace hd
+
+using namespace mlir;
+using namespace hd;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The ABI, from the runtime's table
+//===----------------------------------------------------------------------===//
+
+namespace abi {
+enum Type { VOID, I32, I64, F64, PTR };
+
+struct Function {
+  const char *name;
+  Type result;
+  std::vector<Type> params;
+};
+
+const Function functions[] = {
+#define HDRT_FUNCTION(Name, Result, ...) {#Name, Result, {__VA_ARGS__}},
+#include "hdrt/Abi.def"
+};
+
+enum class Kind : int64_t {
+#define HDRT_LAYER_KIND(Name, Value) Name = Value,
+#include "hdrt/Abi.def"
+};
+
+constexpr int64_t kImages = -1, kLabels = -2;
+} // namespace abi
+
+Type mlirType(MLIRContext *context, abi::Type t) {
+  switch (t) {
+  case abi::I32:
+    return IntegerType::get(context, 32);
+  case abi::I64:
+    return IntegerType::get(context, 64);
+  case abi::F64:
+    return Float64Type::get(context);
+  case abi::PTR:
+    return LLVM::LLVMPointerType::get(context);
+  case abi::VOID:
+    break;
+  }
+  return {};
+}
+
+/// Declares every hdrt_* function in `module`.
+void declareAbi(ModuleOp module, OpBuilder &b) {
+  MLIRContext *context = module.getContext();
+  b.setInsertionPointToStart(module.getBody());
+  for (const abi::Function &f : abi::functions) {
+    SmallVector<Type> params;
+    for (abi::Type t : f.params)
+      if (t != abi::VOID)
+        params.push_back(mlirType(context, t));
+    SmallVector<Type> results;
+    if (f.result != abi::VOID)
+      results.push_back(mlirType(context, f.result));
+    auto decl = func::FuncOp::create(b, module.getLoc(), f.name,
+                                     b.getFunctionType(params, results));
+    decl.setPrivate();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Emitting the program
+//===----------------------------------------------------------------------===//
+
+/// Builds @main: constants as globals, calls in schedule order.
+class Emitter {
+public:
+  Emitter(ModuleOp module, OpBuilder &b) : module_(module), b_(b) {}
+
+  /// Integer constants, one per value at the top of @main, so calls read
+  /// `call @hdrt_forward(%c3_i64)`.
+  Value i64(int64_t v) {
+    Value &c = constants_[v];
+    if (!c) {
+      OpBuilder::InsertionGuard guard(b_);
+      b_.setInsertionPointToStart(entry_);
+      c = arith::ConstantIntOp::create(b_, module_.getLoc(), v, 64);
+    }
+    return c;
+  }
+  Value f64(double v) {
+    return arith::ConstantFloatOp::create(b_, loc_, b_.getF64Type(),
+                                          APFloat(v));
+  }
+
+  /// A constant global array of i64 (at least one element, so a present
+  /// but empty list is not a null pointer) and its address.
+  Value array(StringRef name, ArrayRef<int64_t> values) {
+    SmallVector<int64_t> data(values);
+    if (data.empty())
+      data.push_back(0);
+    auto type = RankedTensorType::get({int64_t(data.size())}, b_.getI64Type());
+    auto llvmType =
+        LLVM::LLVMArrayType::get(b_.getI64Type(), unsigned(data.size()));
+    return global(name, llvmType, DenseElementsAttr::get(type, ArrayRef(data)));
+  }
+
+  /// A NUL-terminated constant string and its address.
+  Value string(StringRef name, StringRef text) {
+    std::string s = text.str();
+    s.push_back('\0');
+    auto type = LLVM::LLVMArrayType::get(b_.getI8Type(), unsigned(s.size()));
+    return global(name, type, b_.getStringAttr(s));
+  }
+
+  Value null() {
+    return LLVM::ZeroOp::create(b_, loc_,
+                                LLVM::LLVMPointerType::get(b_.getContext()));
+  }
+
+  Value call(StringRef name, ArrayRef<Value> args) {
+    auto callee = module_.lookupSymbol<func::FuncOp>(name);
+    auto op = func::CallOp::create(b_, loc_, callee, args);
+    return op.getNumResults() ? op.getResult(0) : Value();
+  }
+
+  void setLoc(Location loc) { loc_ = loc; }
+  void setEntry(Block *entry) { entry_ = entry; }
+
+private:
+  /// Globals go at the top of the module; their names are unique by
+  /// construction (layer and edge numbers).
+  Value global(StringRef name, Type type, Attribute value) {
+    LLVM::GlobalOp g;
+    {
+      OpBuilder::InsertionGuard guard(b_);
+      b_.setInsertionPointToStart(module_.getBody());
+      g = LLVM::GlobalOp::create(b_, loc_, type, /*isConstant=*/true,
+                                 LLVM::Linkage::Internal, name, value);
+    }
+    return LLVM::AddressOfOp::create(b_, loc_, g);
+  }
+
+  ModuleOp module_;
+  OpBuilder &b_;
+  Block *entry_ = nullptr;
+  llvm::DenseMap<int64_t, Value> constants_;
+  Location loc_ = UnknownLoc::get(module_.getContext());
+};
+
+/// The kind and integer/float attributes hdrt_define_layer expects for a
+/// layer (see Abi.def), or failure on a layer the runtime cannot run.
+struct LayerAttrs {
+  abi::Kind kind;
+  SmallVector<int64_t> ints;
+  double f0 = 0, f1 = 0;
+};
+
+FailureOr<LayerAttrs> layerAttrs(Operation *op) {
+  LayerAttrs a;
+  auto append = [&](ArrayRef<int64_t> v) { a.ints.append(v.begin(), v.end()); };
+  if (auto conv = dyn_cast<Conv2dOp>(op)) {
+    a.kind = abi::Kind::Conv2d;
+    a.ints.push_back(conv.getOutChannels());
+    append(conv.getKernel());
+    append(conv.getStride());
+    append(conv.getPadding());
+    append(conv.getDilation());
+    a.ints.push_back(conv.getGroups());
+    a.ints.push_back(conv.getBias());
+  } else if (auto pool = dyn_cast<Pool2dOp>(op)) {
+    a.kind = abi::Kind::Pool2d;
+    a.ints.push_back(pool.getKind() == PoolKind::Max);
+    append(pool.getKernel());
+    append(pool.getStride());
+    append(pool.getPadding());
+    a.ints.push_back(pool.getCeilMode());
+    a.ints.push_back(pool.getCountIncludePad());
+  } else if (auto linear = dyn_cast<LinearOp>(op)) {
+    a.kind = abi::Kind::Linear;
+    a.ints.push_back(linear.getOutFeatures());
+    a.ints.push_back(linear.getBias());
+  } else if (auto bn = dyn_cast<BatchNormOp>(op)) {
+    a.kind = abi::Kind::BatchNorm;
+    a.f0 = bn.getEpsilon().convertToDouble();
+    a.f1 = bn.getMomentum().convertToDouble();
+  } else if (auto dropout = dyn_cast<DropoutOp>(op)) {
+    a.kind = abi::Kind::Dropout;
+    a.f0 = dropout.getRatio().convertToDouble();
+  } else if (isa<ReluOp>(op)) {
+    a.kind = abi::Kind::Relu;
+  } else if (isa<AddOp>(op)) {
+    a.kind = abi::Kind::Add;
+  } else if (isa<ConcatOp>(op)) {
+    a.kind = abi::Kind::Concat;
+  } else if (isa<FlattenOp>(op)) {
+    a.kind = abi::Kind::Flatten;
+  } else if (isa<SoftmaxCrossEntropyOp>(op)) {
+    a.kind = abi::Kind::SoftmaxCrossEntropy;
+  } else {
+    return op->emitOpError("has no runtime lowering"), failure();
+  }
+  return a;
+}
+
+/// The graph input an operand reads: the images (f32) or the labels (i32).
+int64_t graphInput(Value operand) {
+  auto type = cast<RankedTensorType>(operand.getType());
+  return type.getElementType().isInteger(32) ? abi::kLabels : abi::kImages;
+}
+
+struct LowerToRuntimePass
+    : public hd::impl::LowerToRuntimePassBase<LowerToRuntimePass> {
+  void runOnOperation() override;
+};
+
+void LowerToRuntimePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  FailureOr<ConfiguredModule> configured =
+      configuredModule(module, "--hd-lower-to-runtime");
+  if (failed(configured) || failed(verifyTransfers(*configured, module)))
+    return signalPassFailure();
+  ConfiguredModule &m = *configured;
+  std::vector<LayerOpInterface> &ops = m.layers.ops;
+  if (ops.empty() || !isa<SoftmaxCrossEntropyOp>(ops.back().getOperation())) {
+    module.emitError("--hd-lower-to-runtime needs a training graph that ends "
+                     "with hd.softmax_cross_entropy (import without "
+                     "--no-loss)");
+    return signalPassFailure();
+  }
+  auto train = ops.front()->getParentOfType<func::FuncOp>();
+  if (train.getNumArguments() != 2 ||
+      graphInput(train.getArgument(0)) != abi::kImages ||
+      graphInput(train.getArgument(1)) != abi::kLabels) {
+    train.emitOpError("must take (images, labels) to be lowered to the "
+                      "runtime");
+    return signalPassFailure();
+  }
+  if (module.lookupSymbol("main") && module.lookupSymbol("main") != train) {
+    module.emitError("the module already has a symbol named 'main'");
+    return signalPassFailure();
+  }
+  SmallVector<LayerAttrs> attrs;
+  for (LayerOpInterface op : ops) {
+    FailureOr<LayerAttrs> a = layerAttrs(op);
+    if (failed(a))
+      return signalPassFailure();
+    attrs.push_back(*a);
+  }
+
+  MLIRContext *context = &getContext();
+  OpBuilder b(context);
+  declareAbi(module, b);
+  Emitter e(module, b);
+  b.setInsertionPointToEnd(module.getBody());
+  auto ptrType = LLVM::LLVMPointerType::get(context);
+  auto main = func::FuncOp::create(
+      b, train.getLoc(), "hd_main_tmp",
+      b.getFunctionType({b.getI32Type(), ptrType}, {b.getI32Type()}));
+  Block *entry = main.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  e.setEntry(entry);
+  e.setLoc(train.getLoc());
+
+  int64_t devices =
+      cast<IntegerAttr>(module->getAttr(HDDialect::getDevicesAttrName()))
+          .getInt();
+  e.call("hdrt_init", {entry->getArgument(0), entry->getArgument(1),
+                       e.i64(devices),
+                       e.string("hd_model_name", m.layers.modelName),
+                       e.string("hd_model_hash", m.layers.modelHash)});
+
+  // Definitions: layers, then edges (one per operand), then replica groups.
+  for (size_t l = 0; l < ops.size(); ++l) {
+    const Layer &layer = m.layers.graph.layers[l];
+    e.setLoc(ops[l]->getLoc());
+    std::string prefix = "hd_layer" + std::to_string(l);
+    e.call("hdrt_define_layer",
+           {e.i64(l), e.i64(int64_t(attrs[l].kind)),
+            e.string(prefix + "_name", layer.name),
+            e.i64(int64_t(layer.shape.size())),
+            e.array(prefix + "_shape", layer.shape),
+            e.array(prefix + "_degrees", m.configs[l].degrees),
+            e.i64(ops[l]->getNumOperands()),
+            e.array(prefix + "_attrs", attrs[l].ints),
+            e.i64(int64_t(attrs[l].ints.size())), e.f64(attrs[l].f0),
+            e.f64(attrs[l].f1)});
+  }
+  // edges[l][i]: the edge of operand i of layer l, and whether it is an
+  // explicit transfer.
+  std::vector<std::vector<std::pair<int64_t, bool>>> edges(ops.size());
+  int64_t nextEdge = 0;
+  for (size_t l = 0; l < ops.size(); ++l) {
+    e.setLoc(ops[l]->getLoc());
+    for (unsigned i = 0; i < ops[l]->getNumOperands(); ++i) {
+      Value operand = ops[l]->getOperand(i);
+      auto transfer = operand.getDefiningOp<TransferOp>();
+      int producer = m.layers.graph.layers[l].inputs[i].producer;
+      int64_t source = producer >= 0 ? producer : graphInput(operand);
+      auto type = cast<RankedTensorType>(operand.getType());
+      std::string prefix = "hd_edge" + std::to_string(nextEdge);
+      Value moves = e.null();
+      int64_t moveCount = 0;
+      if (transfer) {
+        SmallVector<int64_t> flat;
+        for (Attribute a : transfer.getMoves()) {
+          auto move = cast<MoveAttr>(a);
+          flat.push_back(move.getSrc());
+          flat.push_back(move.getDst());
+          flat.append(move.getLo().begin(), move.getLo().end());
+          flat.append(move.getHi().begin(), move.getHi().end());
+          ++moveCount;
+        }
+        moves = e.array(prefix + "_moves", flat);
+      }
+      e.call("hdrt_define_edge",
+             {e.i64(nextEdge), e.i64(l), e.i64(i), e.i64(source),
+              e.i64(type.getRank()), e.array(prefix + "_shape", type.getShape()),
+              moves, e.i64(moveCount)});
+      edges[l].push_back({nextEdge++, bool(transfer)});
+    }
+  }
+  std::vector<bool> synced(ops.size(), false);
+  for (size_t l = 0; l < ops.size(); ++l)
+    for (Operation *user : ops[l]->getUsers())
+      if (auto sync = dyn_cast<GradSyncOp>(user)) {
+        e.setLoc(sync.getLoc());
+        SmallVector<int64_t> flat;
+        for (Attribute g : sync.getGroups()) {
+          ArrayRef<int64_t> members = cast<DenseI64ArrayAttr>(g).asArrayRef();
+          flat.push_back(int64_t(members.size()));
+          flat.append(members.begin(), members.end());
+        }
+        e.call("hdrt_define_grad_sync",
+               {e.i64(l), e.array("hd_sync" + std::to_string(l) + "_groups", flat),
+                e.i64(int64_t(flat.size()))});
+        synced[l] = true;
+      }
+  e.setLoc(train.getLoc());
+  e.call("hdrt_prepare", {});
+
+  // The training loop.
+  Value first = e.call("hdrt_first_step", {});
+  Value last = e.call("hdrt_last_step", {});
+  auto loop = scf::ForOp::create(b, train.getLoc(), first, last, e.i64(1));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value step = loop.getInductionVar();
+    e.call("hdrt_step_begin", {step});
+    for (size_t l = 0; l < ops.size(); ++l) {
+      e.setLoc(ops[l]->getLoc());
+      for (auto [edge, isTransfer] : edges[l])
+        if (isTransfer)
+          e.call("hdrt_transfer_forward", {e.i64(edge)});
+      e.call("hdrt_forward", {e.i64(l)});
+    }
+    for (size_t l = ops.size(); l-- > 0;) {
+      e.setLoc(ops[l]->getLoc());
+      e.call("hdrt_backward", {e.i64(l)});
+      for (auto [edge, isTransfer] : llvm::reverse(edges[l]))
+        if (isTransfer)
+          e.call("hdrt_transfer_backward", {e.i64(edge)});
+      if (synced[l])
+        e.call("hdrt_grad_sync", {e.i64(l)});
+    }
+    for (size_t l = 0; l < ops.size(); ++l)
+      if (m.layers.graph.layers[l].params > 0) {
+        e.setLoc(ops[l]->getLoc());
+        e.call("hdrt_sgd_update", {e.i64(l)});
+      }
+    e.setLoc(train.getLoc());
+    e.call("hdrt_step_end", {step});
+  }
+  Value rc = e.call("hdrt_finalize", {});
+  func::ReturnOp::create(b, train.getLoc(), rc);
+
+  // The training function is now the program.
+  train.erase();
+  main.setSymName("main");
+}
+
+} // namespace
