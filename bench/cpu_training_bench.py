@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+"""Measured training throughput of compiled programs on this host's CPU
+processes: the demo CNN (batch 32) and torchvision's AlexNet (batch 16,
+224x224) under data parallelism and the layer-wise strategy on 1, 2 and 4
+processes, with the runtime's overhead (step time less kernels, transfers and
+syncs). Writes the section "cpu-training" of docs/results.md.
+
+usage: bench/cpu_training_bench.py [build-dir]
+"""
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
+BIN = os.path.join(BUILD, "bin")
+CASES = [("demo_cnn", 32, 12), ("alexnet", 16, 5)]  # model, batch, steps
+STRATEGIES = ["data", "layerwise"]
+PROCESSES = [1, 2, 4]
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+def mpirun(n):
+    cmd = ["mpirun", "--oversubscribe", "-np", str(n)]
+    return cmd + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="hd-cpu-bench-")
+    rows = []
+    for model, batch, steps in CASES:
+        src = os.path.join(tmp, model + ".mlir")
+        run([os.path.join(BIN, "hd-translate"), "--import-onnx",
+             os.path.join(ROOT, "models", model + ".onnx"),
+             "--batch-size=%d" % batch, "-o", src])
+        for n in PROCESSES:
+            for strategy in STRATEGIES if n > 1 else ["data"]:
+                tag = "%s-%s-%d" % (model, strategy, n)
+                low, exe = (os.path.join(tmp, tag + s) for s in (".low.mlir", ""))
+                report, metrics = (os.path.join(tmp, tag + s)
+                                   for s in (".report.json", ".metrics.json"))
+                run([os.path.join(BIN, "hd-opt"), src,
+                     "--layerwise-parallelize=devices=%d machine=cpu "
+                     "strategy=%s report=%s" % (n, strategy, report),
+                     "--hd-insert-transfers", "--hd-lower-to-runtime", "-o", low])
+                run([os.path.join(BIN, "hd-translate"), "--hd-to-executable",
+                     low, "-o", exe])
+                run(mpirun(n) + [exe, "--steps", str(steps), "--quiet",
+                                 "--metrics", metrics], timeout=1800)
+                m = json.load(open(metrics))
+                r = json.load(open(report))
+                rows.append((model, batch, strategy, n, m, r["predicted_ms"]))
+                print(tag, "%.1f images/s" % m["images_per_s"], flush=True)
+
+    threads = os.environ.get("OMP_NUM_THREADS", "cores / processes")
+    out = ["## CPU training throughput, measured",
+           "",
+           "Command: `bench/cpu_training_bench.py` (writes this section). Machine: "
+           "%s, %d cores, %s; one MPI process per device, oneDNN threads per process: "
+           "%s. Mean of the steps after the first (which builds oneDNN's kernels); "
+           "times are per step, averaged over ranks." % (
+               platform.processor() or platform.machine(), os.cpu_count(),
+               platform.platform(), threads),
+           "",
+           "| model | batch | strategy | processes | images/s | step ms | kernels ms "
+           "| transfer ms | sync ms | runtime overhead ms | predicted ms (cpu machine) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for model, batch, strategy, n, m, predicted in rows:
+        out.append("| %s | %d | %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |" % (
+            model, batch, strategy, n, m["images_per_s"], m["mean_step_ms"],
+            m["kernel_ms"], m["transfer_ms"], m["sync_ms"], m["overhead_ms"],
+            predicted))
+    out += ["",
+            "The runtime overhead is the step time less the time inside kernels, "
+            "transfers and syncs: input-box copies, layout reorders counted as "
+            "kernel time are not in it. Sync includes waiting for the slowest rank. "
+            "The prediction is the cost model's analytic `cpu` machine, not fitted to "
+            "this host (issue 5 measures and fits it)."]
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "results_section.py"),
+                        os.path.join(ROOT, "docs", "results.md"), "cpu-training"],
+                       input="\n".join(out) + "\n", text=True)
+    return p.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
