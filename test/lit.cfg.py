@@ -32,7 +32,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.hd_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     [ToolSubst("hd-opt", unresolved="fatal"),
-     ToolSubst("hd-translate", unresolved="fatal")],
+     ToolSubst("hd-translate", unresolved="fatal"),
+     ToolSubst("hd-profile", unresolved="fatal")],
     [config.hd_tools_dir])
 
 # MPI tests run several processes on this machine, possibly as root and with

@@ -190,7 +190,9 @@ double CostModel::allReduceMs(double bytes,
     return machine.nodeOf(d) == node;
   });
   double gbps =
-      oneNode ? machine.intraNodeGbps : machine.interNodeGbps / sharing;
+      oneNode ? (machine.allReduceGbps > 0 ? machine.allReduceGbps
+                                           : machine.intraNodeGbps)
+              : machine.interNodeGbps / sharing;
   // Reduce-scatter then all-gather: 2(r-1) steps of bytes/r each.
   return 2.0 * (r - 1) / r * bytes / (gbps * 1e6) +
          2.0 * (r - 1) * machine.latencyUs * 1e-3;

@@ -121,6 +121,7 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
       {"latency_us", &Machine::latencyUs, true},
       {"efficiency", &Machine::efficiency, false},
       {"device_gbps", &Machine::deviceGbps, false},
+      {"allreduce_gbps", &Machine::allReduceGbps, false},
   };
   static const char *const others[] = {"name", "nodes", "devices_per_node",
                                        "profile"};
@@ -237,6 +238,8 @@ std::string machineToJSON(const Machine &m) {
                  {"device_gbps", m.deviceGbps},
                  {"inter_node_gbps", m.interNodeGbps},
                  {"latency_us", m.latencyUs}};
+  if (m.allReduceGbps > 0)
+    o["allreduce_gbps"] = m.allReduceGbps;
   if (!m.profile.empty())
     o["profile"] = m.profile;
   return formatv("{0:2}", json::Value(std::move(o))).str();

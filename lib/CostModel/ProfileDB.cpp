@@ -54,14 +54,23 @@ Expected<ProfileDB> ProfileDB::parse(StringRef text, StringRef origin) {
         return bad("tile", "must hold positive integers");
       dims.push_back(*v);
     }
-    double ms = 0;
-    for (StringRef field : {"fwd_ms", "bwd_ms"}) {
+    ProfileEntry entry;
+    entry.signature = sig->str();
+    entry.tile = dims;
+    entry.backend = e->getString("backend").value_or("").str();
+    entry.device = e->getString("device").value_or("").str();
+    for (auto [field, out, required] :
+         {std::tuple{"fwd_ms", &entry.fwdMs, true},
+          std::tuple{"bwd_ms", &entry.bwdMs, true},
+          std::tuple{"update_ms", &entry.updateMs, false}}) {
       std::optional<double> v = e->getNumber(field);
+      if (!v && !required && !e->get(field))
+        continue;
       if (!v || !std::isfinite(*v) || *v < 0)
         return bad(field, "must be a non-negative number");
-      ms += *v;
+      *out = *v;
     }
-    db.entries[{sig->str(), dims}] = ms;
+    db.insert(std::move(entry));
   }
   return db;
 }
@@ -76,10 +85,49 @@ Expected<ProfileDB> ProfileDB::load(StringRef path) {
 
 std::optional<double> ProfileDB::lookup(const std::string &signature,
                                         const std::vector<int64_t> &tile) const {
-  auto it = entries.find({signature, tile});
-  if (it == entries.end())
+  // Keys sort by signature and tile first: the first entry at or after
+  // (signature, tile, "", "") is one of them if any exists.
+  auto it = entries.lower_bound({signature, tile, "", ""});
+  if (it == entries.end() || std::get<0>(it->first) != signature ||
+      std::get<1>(it->first) != tile)
     return std::nullopt;
-  return it->second;
+  return it->second.totalMs();
+}
+
+const ProfileEntry *ProfileDB::find(const std::string &signature,
+                                    const std::vector<int64_t> &tile,
+                                    const std::string &backend,
+                                    const std::string &device) const {
+  auto it = entries.find({signature, tile, backend, device});
+  return it == entries.end() ? nullptr : &it->second;
+}
+
+void ProfileDB::insert(ProfileEntry entry) {
+  Key key{entry.signature, entry.tile, entry.backend, entry.device};
+  entries[key] = std::move(entry);
+}
+
+std::string ProfileDB::toJSON() const {
+  json::Array list;
+  for (const auto &[key, e] : entries) {
+    json::Array tile;
+    for (int64_t d : e.tile)
+      tile.push_back(d);
+    list.push_back(json::Object{{"signature", e.signature},
+                                {"tile", std::move(tile)},
+                                {"backend", e.backend},
+                                {"device", e.device},
+                                {"fwd_ms", e.fwdMs},
+                                {"bwd_ms", e.bwdMs},
+                                {"update_ms", e.updateMs}});
+  }
+  std::string text;
+  raw_string_ostream os(text);
+  os << formatv("{0:2}", json::Value(json::Object{
+                             {"format", "hd-profile-1"},
+                             {"entries", std::move(list)}}));
+  os << "\n";
+  return text;
 }
 
 } // namespace hd

@@ -12,12 +12,9 @@
 
 #include "hdrt/hdrt.h"
 
-#include <omp.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <thread>
 
 using namespace hdrt::exec;
 
@@ -40,22 +37,6 @@ int worldRank = 0;
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::exit(1); // MPI_Abort does not return; this satisfies [[noreturn]].
-}
-
-/// Ranks on one host share its cores: unless OMP_NUM_THREADS says
-/// otherwise, each rank's kernels get cores / local ranks threads, so
-/// oneDNN does not oversubscribe them.
-void pickThreads() {
-  if (std::getenv("OMP_NUM_THREADS"))
-    return;
-  MPI_Comm local;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                      &local);
-  int localRanks = 1;
-  MPI_Comm_size(local, &localRanks);
-  MPI_Comm_free(&local);
-  int cores = static_cast<int>(std::thread::hardware_concurrency());
-  omp_set_num_threads(std::max(1, cores / std::max(1, localRanks)));
 }
 
 Program &get() {

@@ -229,7 +229,7 @@ void Program::defineGradSync(int64_t id, const int64_t *groups,
   }
   if (l.gradComm != MPI_COMM_NULL)
     throw Error("layer '" + l.name + "' has two gradient syncs");
-  l.gradComm = split(color, rank_);
+  l.gradComm = profiling_ ? MPI_COMM_NULL : split(color, rank_);
   if (l.gradComm == MPI_COMM_NULL)
     l.gradComm = MPI_COMM_SELF; // marks the layer as synced
 }
@@ -247,7 +247,7 @@ void Program::prepare() {
         throw Error("operand " + std::to_string(i) + " of layer '" + l.name +
                     "' is not defined");
   const Layer &loss = layers_.back();
-  if (loss.kind != Kind::SoftmaxCrossEntropy)
+  if (loss.kind != Kind::SoftmaxCrossEntropy && !profiling_)
     throw Error("the program must end with its loss layer");
   batch_ = loss.out.shape[0];
   for (Layer &l : layers_)
@@ -273,7 +273,8 @@ void Program::prepareLayer(Layer &l) {
   // A groups' communicator for the layer-internal reductions: batch norm
   // sums over the tasks sharing its channels, the loss over those sharing
   // its samples.
-  if (l.kind == Kind::BatchNorm || l.kind == Kind::SoftmaxCrossEntropy) {
+  if (!profiling_ &&
+      (l.kind == Kind::BatchNorm || l.kind == Kind::SoftmaxCrossEntropy)) {
     int dim = l.kind == Kind::BatchNorm ? 1 : 0;
     l.statsComm = split(l.task >= 0 ? int(l.out.blockOf(l.task, dim))
                                     : MPI_UNDEFINED,
@@ -374,7 +375,7 @@ void Program::prepareLayer(Layer &l) {
     }
     initParams(l);
     int64_t replicas = l.out.tasks() / l.out.degrees[1];
-    if (replicas > 1 && l.gradComm == MPI_COMM_NULL)
+    if (replicas > 1 && l.gradComm == MPI_COMM_NULL && !profiling_)
       throw Error("the parameters of layer '" + l.name + "' have " +
                   std::to_string(replicas) +
                   " replicas but the program never syncs their gradients " +
@@ -476,6 +477,10 @@ void Program::prepareEdge(Edge &e) {
   if (e.producer == HDRT_IMAGES) {
     e.inStorage.assign(b.volume(), 0.0f);
     e.in = e.inStorage.data();
+    if (e.wantsGradient) {
+      e.dInStorage.assign(b.volume(), 0.0f);
+      e.dIn = e.dInStorage.data();
+    }
     return;
   }
   Layer &p = layers_[e.producer];
@@ -582,6 +587,13 @@ void Program::fillInput(Edge &e, int64_t step) {
         }
       }
   }
+}
+
+void Program::fillForProfile() {
+  stepBegin(0);
+  for (Layer &l : layers_)
+    for (size_t i = 0; i < l.grad.size(); ++i)
+      l.grad[i] = 2.0f * uniform(options_.seed, streamOf(kImages, 1), i) - 1.0f;
 }
 
 void Program::gatherLocal(Edge &e) {

@@ -44,6 +44,13 @@ struct CollectiveError : Error {
   using Error::Error;
 };
 
+/// Ranks on one host share its cores: unless OMP_NUM_THREADS says
+/// otherwise, each rank's kernels get cores / local ranks threads, and no
+/// more than the cores the rank is bound to. Left to its defaults, libgomp
+/// starts a thread per core even in a process bound to one core, and the
+/// spinning threads made kernels up to 100x slower.
+void pickThreads();
+
 /// A block partition of a tensor: degrees per dim, tasks in row-major order.
 struct Partition {
   int rank = 0;
@@ -110,6 +117,7 @@ struct Edge {
   Partition source;      // the producer's tensor shape (degrees unused)
   std::vector<mpi::Move> plan;
   bool explicitTransfer = false;
+  bool wantsGradient = false; // a graph input whose gradient is computed
 
   // The consumer task's input box on this rank, and its buffers. `in` and
   // `dIn` point into the producer's tile when the box is exactly that tile
@@ -155,6 +163,19 @@ public:
 
   int rank() const { return rank_; }
 
+  /// Profiling (hd-profile): this rank plays task 0, the largest tile, of
+  /// every layer, alone: no communicators, no replica checks. Call before
+  /// the definitions.
+  void enableProfiling() {
+    profiling_ = true;
+    rank_ = 0;
+  }
+  /// Profiling: graph-input operands whose gradient backward computes, as
+  /// it does for a layer inside the network.
+  void wantInputGradient(int64_t edge) { edges_.at(edge).wantsGradient = true; }
+  /// Profiling: fills inputs and output gradients with numbers.
+  void fillForProfile();
+
 private:
   Layer &layer(int64_t id);
   Edge &edge(int64_t id);
@@ -189,6 +210,7 @@ private:
   int64_t devices_;
   std::string modelName_, modelHash_;
   int rank_ = 0;
+  bool profiling_ = false;
   // Deques: layers and edges point at each other.
   std::deque<Layer> layers_;
   std::deque<Edge> edges_;

@@ -35,6 +35,10 @@ struct Machine {
   double deviceGbps = 0;    // all of one device's intra-node links together
   double interNodeGbps = 0; // one node's network interface
   double latencyUs = 0;     // per message
+  /// Measured bus bandwidth of an all-reduce among one node's devices (its
+  /// MPI or NCCL algorithm, not necessarily a ring over the links); 0 models
+  /// a ring over the links.
+  double allReduceGbps = 0;
   /// Optional measured layer times (a profile database file).
   std::string profile;
 

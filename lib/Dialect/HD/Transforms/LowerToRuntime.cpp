@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeLayers.h"
 #include "TransferPlans.h"
 
 #include "hd/Dialect/HD/IR/HDOps.h"
@@ -28,32 +29,6 @@ using namespace hd;
 
 namespace {
 
-//===----------------------------------------------------------------------===//
-// The ABI, from the runtime's table
-//===----------------------------------------------------------------------===//
-
-namespace abi {
-enum Type { VOID, I32, I64, F64, PTR };
-
-struct Function {
-  const char *name;
-  Type result;
-  std::vector<Type> params;
-};
-
-const Function functions[] = {
-#define HDRT_FUNCTION(Name, Result, ...) {#Name, Result, {__VA_ARGS__}},
-#include "hdrt/Abi.def"
-};
-
-enum class Kind : int64_t {
-#define HDRT_LAYER_KIND(Name, Value) Name = Value,
-#include "hdrt/Abi.def"
-};
-
-constexpr int64_t kImages = -1, kLabels = -2;
-} // namespace abi
-
 Type mlirType(MLIRContext *context, abi::Type t) {
   switch (t) {
   case abi::I32:
@@ -74,7 +49,8 @@ Type mlirType(MLIRContext *context, abi::Type t) {
 void declareAbi(ModuleOp module, OpBuilder &b) {
   MLIRContext *context = module.getContext();
   b.setInsertionPointToStart(module.getBody());
-  for (const abi::Function &f : abi::functions) {
+  for (const abi::Function &f :
+       llvm::ArrayRef(abi::functions, abi::numFunctions)) {
     SmallVector<Type> params;
     for (abi::Type t : f.params)
       if (t != abi::VOID)
@@ -167,67 +143,6 @@ private:
   llvm::DenseMap<int64_t, Value> constants_;
   Location loc_ = UnknownLoc::get(module_.getContext());
 };
-
-/// The kind and integer/float attributes hdrt_define_layer expects for a
-/// layer (see Abi.def), or failure on a layer the runtime cannot run.
-struct LayerAttrs {
-  abi::Kind kind;
-  SmallVector<int64_t> ints;
-  double f0 = 0, f1 = 0;
-};
-
-FailureOr<LayerAttrs> layerAttrs(Operation *op) {
-  LayerAttrs a;
-  auto append = [&](ArrayRef<int64_t> v) { a.ints.append(v.begin(), v.end()); };
-  if (auto conv = dyn_cast<Conv2dOp>(op)) {
-    a.kind = abi::Kind::Conv2d;
-    a.ints.push_back(conv.getOutChannels());
-    append(conv.getKernel());
-    append(conv.getStride());
-    append(conv.getPadding());
-    append(conv.getDilation());
-    a.ints.push_back(conv.getGroups());
-    a.ints.push_back(conv.getBias());
-  } else if (auto pool = dyn_cast<Pool2dOp>(op)) {
-    a.kind = abi::Kind::Pool2d;
-    a.ints.push_back(pool.getKind() == PoolKind::Max);
-    append(pool.getKernel());
-    append(pool.getStride());
-    append(pool.getPadding());
-    a.ints.push_back(pool.getCeilMode());
-    a.ints.push_back(pool.getCountIncludePad());
-  } else if (auto linear = dyn_cast<LinearOp>(op)) {
-    a.kind = abi::Kind::Linear;
-    a.ints.push_back(linear.getOutFeatures());
-    a.ints.push_back(linear.getBias());
-  } else if (auto bn = dyn_cast<BatchNormOp>(op)) {
-    a.kind = abi::Kind::BatchNorm;
-    a.f0 = bn.getEpsilon().convertToDouble();
-    a.f1 = bn.getMomentum().convertToDouble();
-  } else if (auto dropout = dyn_cast<DropoutOp>(op)) {
-    a.kind = abi::Kind::Dropout;
-    a.f0 = dropout.getRatio().convertToDouble();
-  } else if (isa<ReluOp>(op)) {
-    a.kind = abi::Kind::Relu;
-  } else if (isa<AddOp>(op)) {
-    a.kind = abi::Kind::Add;
-  } else if (isa<ConcatOp>(op)) {
-    a.kind = abi::Kind::Concat;
-  } else if (isa<FlattenOp>(op)) {
-    a.kind = abi::Kind::Flatten;
-  } else if (isa<SoftmaxCrossEntropyOp>(op)) {
-    a.kind = abi::Kind::SoftmaxCrossEntropy;
-  } else {
-    return op->emitOpError("has no runtime lowering"), failure();
-  }
-  return a;
-}
-
-/// The graph input an operand reads: the images (f32) or the labels (i32).
-int64_t graphInput(Value operand) {
-  auto type = cast<RankedTensorType>(operand.getType());
-  return type.getElementType().isInteger(32) ? abi::kLabels : abi::kImages;
-}
 
 struct LowerToRuntimePass
     : public hd::impl::LowerToRuntimePassBase<LowerToRuntimePass> {

@@ -1,0 +1,190 @@
+//===- Profile.cpp - timing layers and links for hd-profile ---------------===//
+
+#include "hdrt/Profile.h"
+
+#include "Program.h"
+
+#include "hdrt/hdrt.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace hdrt {
+
+using exec::Kind;
+using exec::Program;
+
+int profileInit(int *argc, char ***argv, int *ranks) {
+  int initialized = 0, rank = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized)
+    MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, ranks);
+  exec::pickThreads();
+  return rank;
+}
+
+void profileFinalize() { MPI_Finalize(); }
+
+void profileBarrier() { MPI_Barrier(MPI_COMM_WORLD); }
+
+namespace {
+
+/// The median milliseconds of `body` over at least `repeats` runs after a
+/// warm-up, continuing until `minSeconds` have passed (at most 100 runs).
+template <typename Body>
+double medianMs(int repeats, double minSeconds, Body body) {
+  body(); // warm-up: oneDNN builds its kernels on the first call
+  std::vector<double> times;
+  double start = MPI_Wtime();
+  while (int(times.size()) < repeats ||
+         (MPI_Wtime() - start < minSeconds && times.size() < 100)) {
+    double t = MPI_Wtime();
+    body();
+    times.push_back((MPI_Wtime() - t) * 1e3);
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2,
+                   times.end());
+  return times[times.size() / 2];
+}
+
+} // namespace
+
+LayerProfile profileLayer(const LayerProfileRequest &r) {
+  LayerProfile result;
+  try {
+    int64_t tasks = 1;
+    for (int64_t d : r.degrees)
+      tasks *= d;
+    exec::Options options;
+    Program program(options, tasks, r.name, "profile");
+    program.enableProfiling();
+    program.defineLayer(0, static_cast<Kind>(r.kind), r.name,
+                        static_cast<int>(r.shape.size()), r.shape.data(),
+                        r.degrees.data(), int64_t(r.operands.size()),
+                        r.attrs.data(), int64_t(r.attrs.size()), r.float0,
+                        r.float1);
+    for (size_t i = 0; i < r.operands.size(); ++i) {
+      const ProfileOperand &o = r.operands[i];
+      program.defineEdge(int64_t(i), 0, int64_t(i),
+                         o.labels ? HDRT_LABELS : HDRT_IMAGES,
+                         static_cast<int>(o.shape.size()), o.shape.data(),
+                         nullptr, 0);
+      if (o.gradient && !o.labels)
+        program.wantInputGradient(int64_t(i));
+    }
+    program.prepare();
+    program.fillForProfile();
+    result.fwdMs = medianMs(r.repeats, r.minSeconds,
+                            [&] { program.forward(0); });
+    result.bwdMs = medianMs(r.repeats, r.minSeconds,
+                            [&] { program.backward(0); });
+    result.updateMs = medianMs(r.repeats, r.minSeconds,
+                               [&] { program.sgdUpdate(0); });
+  } catch (const std::exception &e) {
+    result.error = e.what();
+  }
+  return result;
+}
+
+LinkProfile profileLinks() {
+  LinkProfile p;
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (ranks < 2) {
+    p.error = "calibrate needs at least 2 MPI processes (mpirun -np 2 ...)";
+    return p;
+  }
+  // Ping-pong between ranks 0 and 1: latency from 8-byte messages, bandwidth
+  // from 16 MiB ones.
+  auto pingPong = [&](size_t bytes, int rounds) {
+    std::vector<char> buf(bytes);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = MPI_Wtime();
+    for (int i = 0; i < rounds; ++i) {
+      if (rank == 0) {
+        MPI_Send(buf.data(), int(bytes), MPI_CHAR, 1, 0, MPI_COMM_WORLD);
+        MPI_Recv(buf.data(), int(bytes), MPI_CHAR, 1, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+      } else if (rank == 1) {
+        MPI_Recv(buf.data(), int(bytes), MPI_CHAR, 0, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        MPI_Send(buf.data(), int(bytes), MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+      }
+    }
+    double oneWay = (MPI_Wtime() - start) / (2.0 * rounds);
+    MPI_Bcast(&oneWay, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return oneWay;
+  };
+  pingPong(8, 10); // warm-up
+  p.latencyUs = pingPong(8, 200) * 1e6;
+  const size_t big = 16 << 20;
+  p.p2pGbps = big / pingPong(big, 10) / 1e9;
+  // All-reduce of 16 MiB of floats over every rank; bus bandwidth as NCCL
+  // reports it: 2 (n - 1) / n of the data crosses each rank's link.
+  std::vector<float> data(big / 4, 1.0f);
+  MPI_Allreduce(MPI_IN_PLACE, data.data(), int(data.size()), MPI_FLOAT,
+                MPI_SUM, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double start = MPI_Wtime();
+  const int rounds = 5;
+  for (int i = 0; i < rounds; ++i)
+    MPI_Allreduce(MPI_IN_PLACE, data.data(), int(data.size()), MPI_FLOAT,
+                  MPI_SUM, MPI_COMM_WORLD);
+  double seconds = (MPI_Wtime() - start) / rounds;
+  MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  p.allReduceGbps = 2.0 * (ranks - 1) / ranks * big / seconds / 1e9;
+  return p;
+}
+
+} // namespace hdrt
+
+namespace hdrt {
+
+HostProfile profileHost() {
+  HostProfile host;
+  host.links = profileLinks();
+  if (!host.links.error.empty()) {
+    host.error = host.links.error;
+    return host;
+  }
+  auto time = [&](LayerProfileRequest r) {
+    r.repeats = 10;
+    r.minSeconds = 0.2;
+    profileBarrier();
+    LayerProfile p = profileLayer(r);
+    if (!p.error.empty())
+      host.error = p.error;
+    double ms = p.fwdMs;
+    // Rank 0's figure, so every rank writes the same machine.
+    MPI_Bcast(&ms, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return ms;
+  };
+  LayerProfileRequest conv;
+  conv.kind = int64_t(Kind::Conv2d);
+  conv.name = "calibrate/conv3x3";
+  conv.shape = {8, 64, 32, 32};
+  conv.degrees = {1, 1, 1, 1};
+  conv.attrs = {64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
+  conv.operands = {{{8, 64, 32, 32}, false, true}};
+  double convFlops = 2.0 * 8 * 64 * 32 * 32 * 64 * 9;
+  host.denseGflops = convFlops / (time(conv) * 1e-3) / 1e9;
+
+  LayerProfileRequest relu;
+  relu.kind = int64_t(Kind::Relu);
+  relu.name = "calibrate/relu";
+  relu.shape = {16, 64, 64, 64};
+  relu.degrees = {1, 1, 1, 1};
+  relu.operands = {{relu.shape, false, true}};
+  double bytes = 2.0 * 4 * 16 * 64 * 64 * 64;
+  host.memGbps = bytes / (time(relu) * 1e-3) / 1e9;
+
+  relu.shape = {1, 8, 1, 1};
+  relu.operands = {{relu.shape, false, true}};
+  host.launchUs = time(relu) * 1e3;
+  return host;
+}
+
+} // namespace hdrt

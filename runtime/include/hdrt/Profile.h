@@ -1,0 +1,81 @@
+//===- Profile.h - timing layers and links for hd-profile -------*- C++ -*-===//
+//
+// What the cost model needs measured, measured with the runtime's own code:
+// one layer's forward, backward and parameter update on one tile (the same
+// calls a compiled program makes), and the point-to-point and all-reduce
+// speeds between this host's MPI processes. Plain C++: hd-profile (an MLIR
+// tool) calls it; errors come back as text, never as exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HDRT_PROFILE_H
+#define HDRT_PROFILE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hdrt {
+
+/// Starts MPI (hd-profile may run under mpirun, so that every process
+/// measures while the others compute, as in a real run). Returns the rank.
+int profileInit(int *argc, char ***argv, int *ranks);
+void profileFinalize();
+/// Waits for every process: they measure at the same time.
+void profileBarrier();
+
+struct ProfileOperand {
+  std::vector<int64_t> shape; // global
+  bool labels = false;        // the loss's int32 labels
+  bool gradient = true;       // backward computes its gradient
+};
+
+struct LayerProfileRequest {
+  int64_t kind = 0; // an HDRT_LAYER_KIND of Abi.def
+  std::string name;
+  std::vector<int64_t> shape;   // partitioned shape
+  std::vector<int64_t> degrees; // the configuration
+  std::vector<int64_t> attrs;   // as hdrt_define_layer takes them
+  double float0 = 0, float1 = 0;
+  std::vector<ProfileOperand> operands;
+  /// At least this many timed runs after a warm-up, and more until
+  /// `minSeconds` have passed (at most 100).
+  int repeats = 5;
+  double minSeconds = 0.05;
+};
+
+struct LayerProfile {
+  double fwdMs = 0, bwdMs = 0, updateMs = 0; // medians
+  std::string error;                         // empty on success
+};
+
+/// Times task 0 (the largest tile) of the layer under its configuration.
+LayerProfile profileLayer(const LayerProfileRequest &request);
+
+/// Point-to-point and all-reduce speeds between the MPI processes.
+struct LinkProfile {
+  double latencyUs = 0;      // half a small round trip
+  double p2pGbps = 0;        // one direction, large messages
+  double allReduceGbps = 0;  // ring-equivalent bus bandwidth
+  std::string error;
+};
+
+/// Collective: every rank calls it; rank 0's result is the one to use.
+LinkProfile profileLinks();
+
+/// This host's speeds as the cost model's machine description needs them,
+/// measured while every process runs the same kernels.
+struct HostProfile {
+  LinkProfile links;
+  double denseGflops = 0; // a 3x3 convolution's forward
+  double memGbps = 0;     // a large ReLU's bytes read and written
+  double launchUs = 0;    // a tiny ReLU
+  std::string error;
+};
+
+/// Collective.
+HostProfile profileHost();
+
+} // namespace hdrt
+
+#endif // HDRT_PROFILE_H
