@@ -121,6 +121,11 @@ double CostModel::analyticComputeMs(const Layer &layer,
   double out = kBytesPerElement * tile.volume();
   int64_t c = config.degrees.size() > 1 ? config.degrees[1] : 1;
   double weights = kBytesPerElement * parameterShard(layer, c, 0);
+  // The optimizer step of the shard: read the parameters, gradients and
+  // momentum, write parameters and momentum.
+  double update = weights > 0 ? rooflineMs(3 * weights / kBytesPerElement,
+                                           5 * weights, false)
+                              : 0;
   switch (layer.kind) {
   case LayerKind::Conv:
   case LayerKind::Linear: {
@@ -128,12 +133,12 @@ double CostModel::analyticComputeMs(const Layer &layer,
                 rooflineMs(flops, out + in + weights, true);    // weights
     if (needsInputGradient)
       ms += rooflineMs(flops, out + weights + in, true);        // data
-    return ms;
+    return ms + update;
   }
   case LayerKind::BatchNorm:
     // Backward needs about twice the forward work (two reductions).
     return rooflineMs(flops, in + out, false) +
-           rooflineMs(2 * flops, 2 * out + in, false);
+           rooflineMs(2 * flops, 2 * out + in, false) + update;
   default:
     return rooflineMs(flops, in + out, false) +
            rooflineMs(flops, out + in + (needsInputGradient ? in : 0), false);

@@ -59,7 +59,7 @@ uint64_t dropoutStream(int64_t layer, int64_t step) {
 
 void Program::forward(int64_t id) {
   Layer &l = layer(id);
-  Charge charge(timers_, Category::Compute);
+  Charge charge(timers_, Category::Compute, &l.name, " fwd");
   l.partialLoss = 0;
   if (l.task < 0)
     return;
@@ -111,7 +111,7 @@ void Program::forward(int64_t id) {
 
 void Program::backward(int64_t id) {
   Layer &l = layer(id);
-  Charge charge(timers_, Category::Compute);
+  Charge charge(timers_, Category::Compute, &l.name, " bwd");
   if (l.task < 0)
     return;
   Edge &in = *l.inputs[0];

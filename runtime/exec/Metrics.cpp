@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace hdrt::exec {
 
@@ -73,6 +74,98 @@ void Program::writeMetrics() const {
   if (!ok || std::rename(tmp.c_str(), options_.metrics.c_str()) != 0) {
     std::remove(tmp.c_str());
     throw Error("cannot write the metrics file '" + options_.metrics +
+                "': " + std::strerror(errno));
+  }
+}
+
+namespace {
+
+std::string escaped(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+const char *categoryName(Category c) {
+  switch (c) {
+  case Category::Compute:
+    return "compute";
+  case Category::Transfer:
+    return "transfer";
+  case Category::Sync:
+    return "sync";
+  default:
+    return "step";
+  }
+}
+
+} // namespace
+
+/// Chrome's trace event format (chrome://tracing, ui.perfetto.dev): one
+/// process per rank, one thread per category, times in microseconds from
+/// the start of the traced step on each rank.
+void Program::writeTrace() const {
+  if (options_.trace.empty())
+    return;
+  std::string events;
+  for (const Span &s : traced_) {
+    char head[160];
+    std::snprintf(head, sizeof(head),
+                  "{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": "
+                  "%.3f, \"dur\": %.3f, \"cat\": \"%s\", \"name\": \"",
+                  rank_, int(s.category), s.start * 1e6,
+                  (s.end - s.start) * 1e6, categoryName(s.category));
+    events += head + escaped(s.name) + "\"},\n";
+  }
+  char meta[160];
+  std::snprintf(meta, sizeof(meta),
+                "{\"ph\": \"M\", \"pid\": %d, \"name\": \"process_name\", "
+                "\"args\": {\"name\": \"rank %d\"}},\n",
+                rank_, rank_);
+  events += meta;
+  for (Category c : {Category::Other, Category::Compute, Category::Transfer,
+                     Category::Sync}) {
+    std::snprintf(meta, sizeof(meta),
+                  "{\"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"name\": "
+                  "\"thread_name\", \"args\": {\"name\": \"%s\"}},\n",
+                  rank_, int(c), categoryName(c));
+    events += meta;
+  }
+  // Rank 0 gathers every rank's events.
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  int length = static_cast<int>(events.size());
+  std::vector<int> lengths(ranks), offsets(ranks);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0,
+             MPI_COMM_WORLD);
+  std::string all;
+  if (rank_ == 0) {
+    int total = 0;
+    for (int r = 0; r < ranks; ++r) {
+      offsets[r] = total;
+      total += lengths[r];
+    }
+    all.resize(total);
+  }
+  MPI_Gatherv(events.data(), length, MPI_CHAR, all.data(), lengths.data(),
+              offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (rank_ != 0)
+    return;
+  if (!all.empty())
+    all.erase(all.size() - 2); // the last ",\n"
+  std::string tmp = options_.trace + ".tmp";
+  FILE *f = std::fopen(tmp.c_str(), "w");
+  bool ok = f && std::fprintf(f, "{\"displayTimeUnit\": \"ms\", "
+                                 "\"traceEvents\": [\n%s\n]}\n",
+                              all.c_str()) > 0;
+  ok = f && std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(tmp.c_str(), options_.trace.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error("cannot write the trace file '" + options_.trace +
                 "': " + std::strerror(errno));
   }
 }

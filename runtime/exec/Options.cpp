@@ -47,6 +47,7 @@ std::string usage(const char *program) {
          "  --checkpoint DIR     save parameters and optimizer state at the end\n"
          "  --checkpoint-every N also save every N steps\n"
          "  --resume             continue from DIR/checkpoint.hd\n"
+         "  --trace FILE         write a Chrome/Perfetto trace of the last step\n"
          "  --quiet              no per-step lines\n";
 }
 
@@ -128,6 +129,9 @@ bool parseOptions(int argc, char **argv, Options &o, bool &help,
       o.resume = true;
     } else if (flag == "--data") {
       if (!next(o.data))
+        return false;
+    } else if (flag == "--trace") {
+      if (!next(o.trace))
         return false;
     } else if (flag == "--quiet") {
       o.quiet = true;

@@ -17,6 +17,7 @@ struct Options {
   bool resume = false;
   int64_t checkpointEvery = 0; // 0: only at the end
   std::string data;            // raw images + labels; synthetic when empty
+  std::string trace;           // Chrome trace of the last step
   bool quiet = false;          // no per-step lines
   // Fault injection for tests: rank `killRank` kills itself (SIGKILL) at the
   // start of step `killStep`, as if the node had died.

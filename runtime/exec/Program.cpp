@@ -196,6 +196,10 @@ void Program::defineEdge(int64_t id, int64_t consumer, int64_t operand,
     e.plan.push_back(move);
   }
   c.inputs[operand] = &e;
+  e.name = (producer >= 0 ? layers_[producer].name
+                          : std::string(producer == HDRT_IMAGES ? "images"
+                                                                : "labels")) +
+           " -> " + c.name;
   if (producer >= 0)
     ++layers_[producer].consumers;
 }
@@ -537,6 +541,10 @@ void Program::stepBegin(int64_t step) {
   step_ = step;
   stepStart_ = MPI_Wtime();
   timers_.take();
+  // --trace records the last step, when the kernels are warm.
+  timers_.tracing = !options_.trace.empty() && step + 1 == options_.steps;
+  timers_.origin = stepStart_;
+  timers_.spans.clear();
   Charge charge(timers_, Category::Compute);
   for (Edge &e : edges_)
     if (e.hasBox && e.producer < 0)
@@ -612,7 +620,7 @@ void Program::scatterLocal(Edge &e) {
 
 void Program::transferForward(int64_t id) {
   Edge &e = edge(id);
-  Charge charge(timers_, Category::Transfer);
+  Charge charge(timers_, Category::Transfer, &e.name);
   const Layer *p = e.producer >= 0 ? &layers_[e.producer] : nullptr;
   if (!p || !e.explicitTransfer)
     throw Error("edge " + std::to_string(id) + " is not a transfer");
@@ -626,7 +634,7 @@ void Program::transferForward(int64_t id) {
 
 void Program::transferBackward(int64_t id) {
   Edge &e = edge(id);
-  Charge charge(timers_, Category::Transfer);
+  Charge charge(timers_, Category::Transfer, &e.name, " (backward)");
   Layer *p = e.producer >= 0 ? &layers_[e.producer] : nullptr;
   if (!p || !e.explicitTransfer)
     throw Error("edge " + std::to_string(id) + " is not a transfer");
@@ -641,7 +649,7 @@ void Program::transferBackward(int64_t id) {
 
 void Program::gradSync(int64_t id) {
   Layer &l = layer(id);
-  Charge charge(timers_, Category::Sync);
+  Charge charge(timers_, Category::Sync, &l.name, " gradient sync");
   if (l.gradComm == MPI_COMM_NULL)
     throw Error("layer '" + l.name + "' has no replica groups to sync");
   if (l.gradComm == MPI_COMM_SELF || l.task < 0)
@@ -655,7 +663,7 @@ void Program::gradSync(int64_t id) {
 
 void Program::sgdUpdate(int64_t id) {
   Layer &l = layer(id);
-  Charge charge(timers_, Category::Compute);
+  Charge charge(timers_, Category::Compute, &l.name, " update");
   if (l.task < 0)
     return;
   KernelTimer kernel(timers_);
@@ -674,6 +682,12 @@ void Program::stepEnd(int64_t step) {
   double loss = total / double(batch_);
   double seconds = MPI_Wtime() - stepStart_;
   stepTotals_.push_back(timers_.take());
+  if (timers_.tracing) {
+    timers_.spans.push_back({"step " + std::to_string(step + 1),
+                             Category::Other, 0, seconds});
+    traced_ = timers_.spans;
+    timers_.tracing = false;
+  }
   if (!std::isfinite(loss))
     throw Error("the loss is " + std::to_string(loss) + " at step " +
                 std::to_string(step + 1) +
@@ -740,6 +754,7 @@ int Program::finish() {
   if (!options_.checkpoint.empty() && !losses_.empty())
     checkpoint(firstStep_ + static_cast<int64_t>(losses_.size()));
   writeMetrics();
+  writeTrace();
   return 0;
 }
 

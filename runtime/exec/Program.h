@@ -111,6 +111,7 @@ struct Layer {
 /// images or labels) and how it gets there.
 struct Edge {
   int64_t id = -1;
+  std::string name; // "producer -> consumer"
   Layer *consumer = nullptr;
   int operand = 0;
   int64_t producer = -1; // a layer id, HDRT_IMAGES or HDRT_LABELS
@@ -189,6 +190,7 @@ private:
   void checkpoint(int64_t step);
   void resume();
   void writeMetrics() const;
+  void writeTrace() const;
 
   // Layer kinds (Layers.cpp).
   void forwardConv(Layer &l);
@@ -219,6 +221,7 @@ private:
   Timers timers_;
   std::vector<double> losses_, stepMs_;
   std::vector<TimerTotals> stepTotals_;
+  std::vector<Span> traced_; // the spans of the traced step
 };
 
 } // namespace hdrt::exec

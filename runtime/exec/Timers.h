@@ -13,6 +13,9 @@
 
 #include <mpi.h>
 
+#include <string>
+#include <vector>
+
 namespace hdrt::exec {
 
 enum class Category { Other, Compute, Transfer, Sync, Count };
@@ -24,8 +27,21 @@ struct TimerTotals {
   double of(Category c) const { return seconds[static_cast<int>(c)]; }
 };
 
+/// A span of a traced step: what ran, in which category, when (seconds
+/// since the step began).
+struct Span {
+  std::string name;
+  Category category;
+  double start, end;
+};
+
 class Timers {
 public:
+  /// Spans of the traced step (`--trace`), when tracing.
+  bool tracing = false;
+  double origin = 0;
+  std::vector<Span> spans;
+
   /// Charges the time since the last switch to the current category.
   Category switchTo(Category next) {
     double now = MPI_Wtime();
@@ -50,17 +66,31 @@ private:
   double since_ = MPI_Wtime();
 };
 
-/// Charges a scope to one category, then returns to the previous one.
+/// Charges a scope to one category, then returns to the previous one; when
+/// the step is traced, records it as a span named `name` + `what`.
 class Charge {
 public:
-  Charge(Timers &timers, Category c) : timers_(timers) {
+  Charge(Timers &timers, Category c, const std::string *name = nullptr,
+         const char *what = "")
+      : timers_(timers), category_(c), name_(name), what_(what) {
     previous_ = timers_.switchTo(c);
+    if (timers_.tracing && name_)
+      start_ = MPI_Wtime();
   }
-  ~Charge() { timers_.switchTo(previous_); }
+  ~Charge() {
+    timers_.switchTo(previous_);
+    if (timers_.tracing && name_)
+      timers_.spans.push_back({*name_ + what_, category_,
+                               start_ - timers_.origin,
+                               MPI_Wtime() - timers_.origin});
+  }
 
 private:
   Timers &timers_;
-  Category previous_;
+  Category category_, previous_;
+  const std::string *name_;
+  const char *what_;
+  double start_ = 0;
 };
 
 /// Times one kernel call.
