@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""Validates the cost model against real runs on this host's CPU processes.
+
+For each model (at a batch that fits this machine), and for 1, 2 and 4
+processes: calibrates the host (hd-profile calibrate) and profiles every
+layer the search may consider (hd-profile) with that many processes
+sharing the host; then, for the data, model, owt and layer-wise strategies,
+compiles the program, takes the predicted iteration time from the report
+and measures the mean step time (--metrics). Writes the relative errors,
+whether the predicted ranking of strategies matches the measured one, and a
+Chrome/Perfetto trace of one measured step next to the predicted schedule,
+into the section "cost-model" of docs/results.md (traces in docs/traces/).
+
+usage: bench/validate_cost_model.py [build-dir] [--models m1,m2] [--quick]
+"""
+import argparse
+import itertools
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = {  # model: batch
+    "demo_cnn": 32,
+    "alexnet": 8,
+    "resnet50": 4,
+    "inception_v3": 2,
+    "vgg16": 2,
+}
+STRATEGIES = ["data", "model", "owt", "layerwise"]
+PROCESSES = [1, 2, 4]
+TRACE_CASE = ("alexnet", "layerwise", 2)
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode:
+        raise RuntimeError("%s failed:\n%s" % (" ".join(cmd), r.stderr[-3000:]))
+    return r
+
+
+def mpirun(n):
+    cmd = ["mpirun", "--oversubscribe", "-np", str(n)]
+    return cmd + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+
+
+def predicted_trace(report, pid):
+    """The predicted schedule as trace events: forward in program order
+    (each layer's transfer in, then a third of its compute), then backward
+    in reverse (two thirds of the compute, the transfer back, the sync)."""
+    events, t = [], 0.0
+
+    def span(name, cat, tid, ms):
+        nonlocal t
+        if ms > 0:
+            events.append({"ph": "X", "pid": pid, "tid": tid, "ts": t * 1e3,
+                           "dur": ms * 1e3, "cat": cat, "name": name})
+            t += ms
+    layers = report["layers"]
+    for l in layers:
+        span(l["name"] + " in", "transfer", 2, l["in_transfer_ms"] / 2)
+        span(l["name"] + " fwd", "compute", 1, l["compute_ms"] / 3)
+    for l in reversed(layers):
+        span(l["name"] + " bwd", "compute", 1, 2 * l["compute_ms"] / 3)
+        span(l["name"] + " in (backward)", "transfer", 2, l["in_transfer_ms"] / 2)
+        span(l["name"] + " gradient sync", "sync", 3, l["sync_ms"])
+    events.append({"ph": "M", "pid": pid, "name": "process_name",
+                   "args": {"name": "predicted (every device)"}})
+    return events
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
+    p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--steps", type=int, default=6)
+    args = p.parse_args()
+    binary = lambda tool: os.path.join(args.build, "bin", tool)
+    tmp = tempfile.mkdtemp(prefix="hd-validate-")
+    rows, started = [], time.time()
+
+    machines = {}
+    for n in PROCESSES:
+        if n == 1:
+            continue
+        path = os.path.join(tmp, "machine-%d.json" % n)
+        run(mpirun(n) + [binary("hd-profile"), "calibrate", "-o", path])
+        machines[n] = path
+    machines[1] = machines[2]  # one process never communicates
+
+    for model in args.models.split(","):
+        src = os.path.join(tmp, model + ".mlir")
+        run([binary("hd-translate"), "--import-onnx",
+             os.path.join(ROOT, "models", model + ".onnx"),
+             "--batch-size=%d" % MODELS[model], "-o", src])
+        for n in PROCESSES:
+            db = os.path.join(tmp, "%s-%d.profile.json" % (model, n))
+            run(mpirun(n) + [binary("hd-profile"), src, "--devices=%d" % n,
+                             "--repeats=3", "--min-time-ms=20", "-o", db])
+            for strategy in STRATEGIES if n > 1 else ["data"]:
+                tag = "%s-%s-%d" % (model, strategy, n)
+                f = lambda ext: os.path.join(tmp, tag + ext)
+                run([binary("hd-opt"), src,
+                     "--layerwise-parallelize=devices=%d machine=%s profile=%s "
+                     "strategy=%s report=%s" % (n, machines[n], db, strategy,
+                                                f(".report.json")),
+                     "--hd-insert-transfers", "--hd-lower-to-runtime",
+                     "-o", f(".low.mlir")])
+                run([binary("hd-translate"), "--hd-to-executable",
+                     f(".low.mlir"), "-o", f(".exe")])
+                trace = ((model, strategy, n) == TRACE_CASE)
+                run(mpirun(n) + [f(".exe"), "--steps", str(args.steps),
+                                 "--quiet", "--metrics", f(".metrics.json")] +
+                    (["--trace", f(".trace.json")] if trace else []),
+                    timeout=3600)
+                report = json.load(open(f(".report.json")))
+                metrics = json.load(open(f(".metrics.json")))
+                rows.append((model, n, strategy, report, metrics))
+                print("%-28s predicted %9.2f ms  measured %9.2f ms" % (
+                    tag, report["predicted_ms"], metrics["mean_step_ms"]),
+                    flush=True)
+                if trace:
+                    measured = json.load(open(f(".trace.json")))
+                    events = measured["traceEvents"] + predicted_trace(report, n)
+                    os.makedirs(os.path.join(ROOT, "docs", "traces"), exist_ok=True)
+                    with open(os.path.join(ROOT, "docs", "traces",
+                                           "%s.trace.json" % tag), "w") as out:
+                        json.dump({"displayTimeUnit": "ms",
+                                   "traceEvents": events}, out)
+
+    # Errors, and the ranking of strategies per (model, processes).
+    errors = [abs(r[3]["predicted_ms"] - r[4]["mean_step_ms"]) /
+              r[4]["mean_step_ms"] for r in rows]
+    rankings = []
+    for (model, n), group in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
+        group = list(group)
+        if len(group) < 2:
+            continue
+        pairs = list(itertools.combinations(group, 2))
+        agree = sum((a[3]["predicted_ms"] < b[3]["predicted_ms"]) ==
+                    (a[4]["mean_step_ms"] < b[4]["mean_step_ms"]) for a, b in pairs)
+        best_pred = min(group, key=lambda r: r[3]["predicted_ms"])[2]
+        best_meas = min(group, key=lambda r: r[4]["mean_step_ms"])[2]
+        rankings.append((model, n, agree, len(pairs), best_pred, best_meas))
+
+    out = ["## Cost model against measured steps (CPU processes)", "",
+           "Command: `bench/validate_cost_model.py` (writes this section; %d s). "
+           "Machine: %s, %d cores, %s. Per process count: `mpirun -np P "
+           "hd-profile calibrate` (P = 2 for 1 process) and `mpirun -np P "
+           "hd-profile model --devices=P`, so every kernel is timed while P "
+           "processes share the cores; then the search with that machine and "
+           "profile, and the program run for %d steps (mean of the steps after "
+           "the first)." % (time.time() - started,
+                            platform.processor() or platform.machine(),
+                            os.cpu_count(), platform.platform(), args.steps),
+           "",
+           "| model | batch | processes | strategy | predicted ms | measured ms "
+           "| error | measured split: kernels / transfer / sync / overhead ms |",
+           "|---|---|---|---|---|---|---|---|"]
+    for (model, n, strategy, report, m), err in zip(rows, errors):
+        out.append("| %s | %d | %d | %s | %.2f | %.2f | %+.1f%% | %.1f / %.1f / %.1f / %.1f |" % (
+            model, MODELS[model], n, strategy, report["predicted_ms"],
+            m["mean_step_ms"], 100 * (report["predicted_ms"] - m["mean_step_ms"]) /
+            m["mean_step_ms"], m["kernel_ms"], m["transfer_ms"], m["sync_ms"],
+            m["overhead_ms"]))
+    out += ["", "Median absolute error: **%.1f%%** over %d runs (largest %.1f%%)." % (
+        100 * statistics.median(errors), len(errors), 100 * max(errors)), "",
+        "| model | processes | pairs of strategies ranked as measured | best predicted | best measured |",
+        "|---|---|---|---|---|"]
+    for model, n, agree, pairs, bp, bm in rankings:
+        out.append("| %s | %d | %d of %d | %s | %s |" % (model, n, agree, pairs, bp, bm))
+    out += ["", "Trace of one measured step (one row per rank) next to the "
+            "predicted schedule: `docs/traces/%s-%s-%d.trace.json` (open in "
+            "ui.perfetto.dev or chrome://tracing)." % TRACE_CASE]
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "results_section.py"),
+                        os.path.join(ROOT, "docs", "results.md"), "cost-model"],
+                       input="\n".join(out) + "\n", text=True)
+    return r.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
