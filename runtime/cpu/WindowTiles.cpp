@@ -19,6 +19,9 @@ Span span(int64_t lo, int64_t hi, int64_t size, int64_t kernel, int64_t stride,
   int64_t first = lo * stride - pad;
   int64_t last = (hi - 1) * stride - pad + (kernel - 1) * dilation + 1;
   Span s{std::max<int64_t>(first, 0), std::min(last, size), 0, 0};
+  // A window entirely in the padding reads nothing: an empty span.
+  s.lo = std::min(s.lo, size);
+  s.hi = std::max(s.hi, s.lo);
   s.padLo = s.lo - first;
   s.padHi = last - s.hi;
   return s;

@@ -68,14 +68,15 @@ void hdrt_init(int32_t argc, void *argv, int64_t devices, void *modelName,
                   MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
   char **args = static_cast<char **>(argv);
+  const char *programName = argc > 0 && args[0] ? args[0] : "program";
   Options options;
   bool help = false;
   std::string error;
   if (!parseOptions(argc, args, options, help, error))
-    collectiveExit(error + "\n" + usage(args[0]));
+    collectiveExit(error + "\n" + usage(programName));
   if (help) {
     if (worldRank == 0)
-      std::printf("%s", usage(args[0]).c_str());
+      std::printf("%s", usage(programName).c_str());
     MPI_Finalize();
     std::exit(0);
   }
@@ -86,7 +87,7 @@ void hdrt_init(int32_t argc, void *argv, int64_t devices, void *modelName,
     collectiveExit("this program was compiled for " + std::to_string(devices) +
                    " devices but runs on " + std::to_string(size) +
                    " MPI processes; run it as `mpirun -np " +
-                   std::to_string(devices) + " " + args[0] +
+                   std::to_string(devices) + " " + programName +
                    " ...` or compile it for " + std::to_string(size) +
                    " devices");
   guarded([&] {

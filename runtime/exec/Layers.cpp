@@ -166,9 +166,19 @@ void Program::backward(int64_t id) {
 // Dense layers: the tile's output channels use its shard of the weights
 //===----------------------------------------------------------------------===//
 
+/// A convolution tile whose windows lie entirely in the padding reads no
+/// input: its output is the bias.
+bool readsNothing(const Layer &l) { return l.conv.in.volume() == 0; }
+
 void Program::forwardConv(Layer &l) {
   KernelTimer k(timers_);
   const float *bias = l.params.size() > 1 ? l.params[1].value.data() : nullptr;
+  if (readsNothing(l)) {
+    int64_t plane = spatial(l.tile), channels = extent(l.tile, 1);
+    for (int64_t i = 0; i < int64_t(l.value.size()); ++i)
+      l.value[i] = bias ? bias[(i / plane) % channels] : 0.0f;
+    return;
+  }
   cpu::conv2dForward(l.conv.shape, l.inputs[0]->in, l.params[0].value.data(),
                      bias, l.value.data());
 }
@@ -177,6 +187,16 @@ void Program::backwardConv(Layer &l) {
   KernelTimer k(timers_);
   Edge &in = *l.inputs[0];
   float *dBias = l.params.size() > 1 ? l.params[1].grad.data() : nullptr;
+  if (readsNothing(l)) {
+    std::fill(l.params[0].grad.begin(), l.params[0].grad.end(), 0.0f);
+    if (dBias) {
+      int64_t plane = spatial(l.tile), channels = extent(l.tile, 1);
+      std::fill(dBias, dBias + channels, 0.0f);
+      for (int64_t i = 0; i < int64_t(l.grad.size()); ++i)
+        dBias[(i / plane) % channels] += l.grad[i];
+    }
+    return;
+  }
   cpu::conv2dBackwardWeights(l.conv.shape, in.in, l.grad.data(),
                              l.params[0].grad.data(), dBias);
   if (in.dIn) // The first layer has no input gradient to compute.
@@ -383,6 +403,8 @@ void Program::forwardLoss(Layer &l) {
 
 void Program::backwardLoss(Layer &l) {
   Edge &logits = *l.inputs[0], &labels = *l.inputs[1];
+  if (!logits.dIn) // logits straight from the images: nothing to train
+    return;
   KernelTimer kt(timers_);
   cpu::softmaxCrossEntropyBackward(
       extent(l.tile, 0), extent(l.tile, 1), l.tile.lo[1], batch_, logits.in,

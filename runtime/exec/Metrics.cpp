@@ -16,6 +16,20 @@
 
 namespace hdrt::exec {
 
+namespace {
+
+std::string escaped(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+} // namespace
+
 void Program::writeMetrics() const {
   size_t first = stepMs_.size() > 1 ? 1 : 0;
   size_t timed = stepMs_.size() - first;
@@ -44,7 +58,7 @@ void Program::writeMetrics() const {
     throw Error("cannot write the metrics file '" + options_.metrics +
                 "': " + std::strerror(errno));
   std::fprintf(f, "{\n  \"model\": \"%s\",\n  \"model_hash\": \"%s\",\n",
-               modelName_.c_str(), modelHash_.c_str());
+               escaped(modelName_).c_str(), escaped(modelHash_).c_str());
   std::fprintf(f,
                "  \"devices\": %lld,\n  \"batch\": %lld,\n  \"first_step\": "
                "%lld,\n  \"seed\": %llu,\n  \"lr\": %.9g,\n",
@@ -79,16 +93,6 @@ void Program::writeMetrics() const {
 }
 
 namespace {
-
-std::string escaped(const std::string &text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out;
-}
 
 const char *categoryName(Category c) {
   switch (c) {

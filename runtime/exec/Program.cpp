@@ -10,10 +10,13 @@
 #include "hdrt/mpi/Checkpoint.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace hdrt::exec {
@@ -258,9 +261,60 @@ void Program::prepare() {
     prepareLayer(l);
   for (Edge &e : edges_)
     prepareEdge(e);
+  checkOutputs();
   if (options_.resume)
     resume();
   timers_.take();
+}
+
+/// Rank 0's verdict on something every rank must agree on; throws it on
+/// every rank.
+static void agreeOrThrow(bool ok, std::string message) {
+  int flag = ok, length = static_cast<int>(message.size());
+  MPI_Bcast(&flag, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  message.resize(length);
+  if (length)
+    MPI_Bcast(message.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (!flag)
+    throw CollectiveError(message);
+}
+
+/// Finds out before training, not after it, that a result cannot be
+/// written: the checkpoint directory (created when missing) and the
+/// metrics and trace files.
+void Program::checkOutputs() {
+  bool ok = true;
+  std::string message;
+  if (rank_ == 0) {
+    auto writable = [&](const std::string &path, const char *what) {
+      std::string probe = path + ".tmp";
+      FILE *f = std::fopen(probe.c_str(), "w");
+      if (!f) {
+        message = std::string("cannot write the ") + what + " '" + path +
+                  "': " + std::strerror(errno);
+        return false;
+      }
+      std::fclose(f);
+      std::remove(probe.c_str());
+      return true;
+    };
+    if (!options_.checkpoint.empty()) {
+      if (::mkdir(options_.checkpoint.c_str(), 0777) != 0 && errno != EEXIST) {
+        ok = false;
+        message = "cannot create the checkpoint directory '" +
+                  options_.checkpoint + "': " + std::strerror(errno);
+      } else {
+        ok = writable(options_.checkpoint + "/checkpoint.hd",
+                      "checkpoint directory's file");
+      }
+    }
+    if (ok && !options_.metrics.empty())
+      ok = writable(options_.metrics, "metrics file");
+    if (ok && !options_.trace.empty())
+      ok = writable(options_.trace, "trace file");
+  }
+  agreeOrThrow(ok, message);
 }
 
 void Program::prepareLayer(Layer &l) {
@@ -355,7 +409,11 @@ void Program::prepareLayer(Layer &l) {
         first = false;
     auto addParam = [&](std::string suffix, std::vector<int64_t> shape) {
       Param &p = l.params.emplace_back();
+      // Checkpoint names are whitespace-free words.
       p.name = l.name + "." + suffix;
+      for (char &ch : p.name)
+        if (std::isspace(static_cast<unsigned char>(ch)))
+          ch = '_';
       p.shape = std::move(shape);
       if (l.task >= 0) {
         p.box.rank = static_cast<int>(p.shape.size());
@@ -418,12 +476,19 @@ void Program::initParams(Layer &l) {
 
 void Program::prepareEdge(Edge &e) {
   Layer &c = *e.consumer;
+  // What this device sends must be in its producer tile.
+  for (const mpi::Move &m : e.plan) {
+    const Layer &p = layers_[e.producer];
+    if (m.src == rank_ && (p.task < 0 || !p.tile.contains(m.box)))
+      throw Error("the transfer from '" + p.name + "' sends " +
+                  boxText(m.box) + " from device " + std::to_string(rank_) +
+                  ", which does not hold it");
+  }
   if (c.task < 0) {
-    if (!e.plan.empty())
-      for (const mpi::Move &m : e.plan)
-        if (m.dst == rank_)
-          throw Error("a transfer into '" + c.name +
-                      "' sends to a device without a task");
+    for (const mpi::Move &m : e.plan)
+      if (m.dst == rank_)
+        throw Error("a transfer into '" + c.name +
+                    "' sends to a device without a task");
     return;
   }
   const Box &t = c.tile;
@@ -471,7 +536,14 @@ void Program::prepareEdge(Edge &e) {
     b = t;
     break;
   }
+  // Loops over n, c, h, w see one row and column in a 2-D tensor.
+  for (int d = b.rank; d < 4; ++d) {
+    b.lo[d] = 0;
+    b.hi[d] = 1;
+  }
   e.hasBox = b.volume() > 0;
+  if (e.producer >= 0)
+    checkPlan(e);
   if (!e.hasBox)
     return;
   if (e.producer == HDRT_LABELS) {
@@ -488,30 +560,6 @@ void Program::prepareEdge(Edge &e) {
     return;
   }
   Layer &p = layers_[e.producer];
-  // The compiled plan and this runtime's boxes must agree: the input box is
-  // exactly what this device holds of it plus what the plan sends here.
-  int64_t covered = p.task >= 0 ? intersect(p.tile, b).volume() : 0;
-  for (const mpi::Move &m : e.plan) {
-    if (m.dst == rank_) {
-      if (!b.contains(m.box))
-        throw Error("the transfer into '" + c.name + "' sends " +
-                    boxText(m.box) + " to device " + std::to_string(rank_) +
-                    ", outside its input box " + boxText(b));
-      covered += m.box.volume();
-    }
-    if (m.src == rank_ && (p.task < 0 || !p.tile.contains(m.box)))
-      throw Error("the transfer from '" + p.name + "' sends " +
-                  boxText(m.box) + " from device " + std::to_string(rank_) +
-                  ", which does not hold it");
-  }
-  if (covered != b.volume())
-    throw Error("the input box " + boxText(b) + " of '" + c.name +
-                "' on device " + std::to_string(rank_) + " gets " +
-                std::to_string(covered) + " of its " +
-                std::to_string(b.volume()) + " elements from '" + p.name +
-                "'" +
-                (e.explicitTransfer ? std::string("")
-                                    : " (is an hd.transfer missing?)"));
   // Read the producer's tile in place when it is exactly the box and
   // nothing else reads it; else keep a copy of the box.
   e.aliased = !e.explicitTransfer && p.consumers == 1 && p.task >= 0 &&
@@ -525,6 +573,43 @@ void Program::prepareEdge(Edge &e) {
     e.in = e.inStorage.data();
     e.dIn = e.dInStorage.data();
   }
+}
+
+/// The compiled plan and this runtime's boxes must agree: the input box is
+/// exactly what this device holds of it plus what the plan sends here, in
+/// disjoint pieces (else a transfer would write outside its buffer or leave
+/// a hole).
+void Program::checkPlan(const Edge &e) const {
+  const Layer &c = *e.consumer, &p = layers_[e.producer];
+  const Box &b = e.box;
+  std::vector<Box> pieces;
+  if (p.task >= 0 && e.hasBox && intersect(p.tile, b).volume() > 0)
+    pieces.push_back(intersect(p.tile, b));
+  for (const mpi::Move &m : e.plan)
+    if (m.dst == rank_) {
+      if (!e.hasBox || !b.contains(m.box))
+        throw Error("the transfer into '" + c.name + "' sends " +
+                    boxText(m.box) + " to device " + std::to_string(rank_) +
+                    ", outside its input box " + boxText(b));
+      pieces.push_back(m.box);
+    }
+  int64_t covered = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    covered += pieces[i].volume();
+    for (size_t j = 0; j < i; ++j)
+      if (intersect(pieces[i], pieces[j]).volume() > 0)
+        throw Error("the input box " + boxText(b) + " of '" + c.name +
+                    "' on device " + std::to_string(rank_) + " gets " +
+                    boxText(intersect(pieces[i], pieces[j])) + " twice");
+  }
+  int64_t needed = e.hasBox ? b.volume() : 0;
+  if (covered != needed)
+    throw Error("the input box " + boxText(b) + " of '" + c.name +
+                "' on device " + std::to_string(rank_) + " gets " +
+                std::to_string(covered) + " of its " +
+                std::to_string(needed) + " elements from '" + p.name + "'" +
+                (e.explicitTransfer ? std::string("")
+                                    : " (is an hd.transfer missing?)"));
 }
 
 //===----------------------------------------------------------------------===//
@@ -734,7 +819,7 @@ void Program::checkpoint(int64_t step) {
   std::string error;
   if (!mpi::writeCheckpoint(MPI_COMM_WORLD, options_.checkpoint, modelHash_,
                             step, shards, error))
-    throw Error("cannot write the checkpoint: " + error);
+    throw CollectiveError("cannot write the checkpoint: " + error);
 }
 
 void Program::resume() {

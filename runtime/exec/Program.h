@@ -182,6 +182,8 @@ private:
   Edge &edge(int64_t id);
   void prepareLayer(Layer &l);
   void prepareEdge(Edge &e);
+  void checkPlan(const Edge &e) const;
+  void checkOutputs();
   void initParams(Layer &l);
   int64_t syntheticLabel(int64_t step, int64_t sample) const;
   void fillInput(Edge &e, int64_t step);

@@ -12,7 +12,7 @@ func.func @too_many_tasks(%x: tensor<16x8x8x8xf32>) -> tensor<16x8x8x8xf32> {
 // Anything but hd layers in the training function.
 func.func @foreign(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
   %r = hd.relu %x : tensor<16x8xf32>
-  // expected-error @+1 {{is not an hd layer; --layerwise-parallelize partitions graphs of hd layers only}}
+  // expected-error @+1 {{is not an hd layer; --layerwise-parallelize takes graphs of hd layers only}}
   %c = "test.other"(%r) : (tensor<16x8xf32>) -> tensor<16x8xf32>
   return %c : tensor<16x8xf32>
 }

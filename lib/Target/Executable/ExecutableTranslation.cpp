@@ -250,7 +250,7 @@ static LogicalResult emitObject(ModuleOp module, llvm::Module &llvmModule,
   return success();
 }
 
-/// `<cxx> obj -o exe -L<dir> -lhdrt -Wl,-rpath,<dir>`; the linker's output
+/// `<cxx> obj -o exe -L<dir> -lhdrt -Xlinker -rpath -Xlinker <dir>`; the linker's output
 /// goes into the error when it fails.
 static LogicalResult link(ModuleOp module, llvm::StringRef objPath,
                           llvm::StringRef exePath, llvm::StringRef runtimeDir) {
@@ -258,10 +258,12 @@ static LogicalResult link(ModuleOp module, llvm::StringRef objPath,
   if (failed(makeTempFile(module, "log", log)))
     return failure();
   std::string libDirArg = ("-L" + runtimeDir).str();
-  std::string rpathArg = ("-Wl,-rpath," + runtimeDir).str();
+  // -Xlinker passes the directory whole: -Wl, would split it at commas.
+  std::string rpath = runtimeDir.str();
   llvm::StringRef cxx = HD_CXX_COMPILER;
   llvm::SmallVector<llvm::StringRef> args = {
-      cxx, objPath, "-o", exePath, libDirArg, "-lhdrt", rpathArg};
+      cxx,         objPath,  "-o",        exePath, libDirArg,
+      "-lhdrt",    "-Xlinker", "-rpath", "-Xlinker", rpath};
   // stdin from /dev/null; stdout and stderr (same path: shared) to the log.
   std::optional<llvm::StringRef> redirects[] = {
       llvm::StringRef(), llvm::StringRef(log.path), llvm::StringRef(log.path)};

@@ -51,3 +51,28 @@ module attributes {hd.devices = 1 : i64} {
     return %1 : tensor<f32>
   }
 }
+
+// -----
+
+module attributes {hd.devices = 1 : i64} {
+  // expected-error @+1 {{'hdrt_forward' is a name --hd-lower-to-runtime defines; rename it}}
+  func.func private @hdrt_forward(i64)
+  func.func @taken(%x: tensor<2x4xf32>, %y: tensor<2xi32>) -> tensor<f32> {
+    %1 = hd.softmax_cross_entropy %x, %y {parallel = #hd.pconfig<n = 1, c = 1>} : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+    return %1 : tensor<f32>
+  }
+}
+
+// -----
+
+module attributes {hd.devices = 1 : i64} {
+  func.func @a(%x: tensor<2x4xf32>, %y: tensor<2xi32>) -> tensor<f32> {
+    %1 = hd.softmax_cross_entropy %x, %y {parallel = #hd.pconfig<n = 1, c = 1>} : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+    return %1 : tensor<f32>
+  }
+  // expected-error @+1 {{--hd-lower-to-runtime handles one training function per module; 'a' has layers too}}
+  func.func @b(%x: tensor<2x4xf32>, %y: tensor<2xi32>) -> tensor<f32> {
+    %1 = hd.softmax_cross_entropy %x, %y {parallel = #hd.pconfig<n = 1, c = 1>} : tensor<2x4xf32>, tensor<2xi32> -> tensor<f32>
+    return %1 : tensor<f32>
+  }
+}

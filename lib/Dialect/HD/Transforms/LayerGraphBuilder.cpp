@@ -49,7 +49,7 @@ static uint64_t fnv1a(StringRef bytes, uint64_t h = 14695981039346656037ull) {
   return h;
 }
 
-FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module) {
+FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module, StringRef tool) {
   ModuleLayers result;
   if (auto name = module->getAttrOfType<StringAttr>(
           HDDialect::getModelAttrName()))
@@ -59,8 +59,8 @@ FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module) {
     if (f.isExternal() || f.getOps<LayerOpInterface>().empty())
       continue;
     if (func) {
-      f.emitError() << "--layerwise-parallelize handles one training "
-                       "function per module; '"
+      f.emitError() << tool << " handles one training function per "
+                       "module; '"
                     << func.getName() << "' has layers too";
       return failure();
     }
@@ -86,8 +86,8 @@ FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module) {
     }
     auto layerOp = dyn_cast<LayerOpInterface>(op);
     if (!layerOp) {
-      op.emitError() << "is not an hd layer; --layerwise-parallelize "
-                        "partitions graphs of hd layers only";
+      op.emitError() << "is not an hd layer; " << tool
+                     << " takes graphs of hd layers only";
       return failure();
     }
     Layer layer;

@@ -27,8 +27,10 @@ struct ModuleLayers {
 };
 
 /// Fails with a diagnostic on anything that is not a single function of hd
-/// layers. Succeeds with no layers when the module has none.
-mlir::FailureOr<ModuleLayers> buildLayerGraph(mlir::ModuleOp module);
+/// layers; `tool` (a pass flag or tool name) names the caller in it.
+/// Succeeds with no layers when the module has none.
+mlir::FailureOr<ModuleLayers> buildLayerGraph(mlir::ModuleOp module,
+                                              llvm::StringRef tool);
 
 /// The partitioned-shape rank's degrees of a configuration attribute.
 ParallelConfig toParallelConfig(PConfigAttr attr, size_t rank);

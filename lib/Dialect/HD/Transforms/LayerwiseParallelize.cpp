@@ -184,7 +184,7 @@ void LayerwiseParallelizePass::runOnOperation() {
     profileDB = std::move(*db);
   }
 
-  FailureOr<ModuleLayers> built = buildLayerGraph(module);
+  FailureOr<ModuleLayers> built = buildLayerGraph(module, "--layerwise-parallelize");
   if (failed(built))
     return signalPassFailure();
   ModuleLayers &layers = *built;

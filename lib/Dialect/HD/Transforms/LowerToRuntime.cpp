@@ -18,6 +18,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace hd {
 #define GEN_PASS_DEF_LOWERTORUNTIMEPASS
@@ -171,9 +172,17 @@ void LowerToRuntimePass::runOnOperation() {
                       "runtime");
     return signalPassFailure();
   }
-  if (module.lookupSymbol("main") && module.lookupSymbol("main") != train) {
-    module.emitError("the module already has a symbol named 'main'");
-    return signalPassFailure();
+  // The names the lowering adds must be free.
+  for (Operation &op : *module.getBody()) {
+    auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (!name || &op == train.getOperation())
+      continue;
+    if (name.getValue() == "main" || name.getValue().starts_with("hd_") ||
+        name.getValue().starts_with("hdrt_")) {
+      op.emitError() << "'" << name.getValue()
+                     << "' is a name --hd-lower-to-runtime defines; rename it";
+      return signalPassFailure();
+    }
   }
   SmallVector<LayerAttrs> attrs;
   for (LayerOpInterface op : ops) {

@@ -15,7 +15,7 @@ namespace hd {
 
 FailureOr<std::vector<ProfileJob>> profileJobs(ModuleOp module,
                                                int64_t devices) {
-  FailureOr<ModuleLayers> built = buildLayerGraph(module);
+  FailureOr<ModuleLayers> built = buildLayerGraph(module, "hd-profile");
   if (failed(built))
     return failure();
   std::vector<ProfileJob> jobs;

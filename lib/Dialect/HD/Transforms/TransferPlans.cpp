@@ -18,7 +18,7 @@ FailureOr<ConfiguredModule> configuredModule(ModuleOp module,
                        << "--layerwise-parallelize first";
     return failure();
   }
-  FailureOr<ModuleLayers> built = buildLayerGraph(module);
+  FailureOr<ModuleLayers> built = buildLayerGraph(module, pass);
   if (failed(built))
     return failure();
   ConfiguredModule m{std::move(*built), {}};

@@ -36,7 +36,8 @@ struct ConvTile {
 };
 
 /// The tile of output box `out` (n, k, y, x). A channel split of a grouped
-/// convolution must keep groups whole.
+/// convolution must keep groups whole. A tile whose windows lie entirely in
+/// the padding has an empty input box (its output is the bias).
 ConvTile convTile(const Conv2dLayer &layer, const Box &out);
 
 /// A whole pooling layer: its window over the whole input (the layer's

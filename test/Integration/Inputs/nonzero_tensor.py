@@ -1,0 +1,12 @@
+#!/usr/bin/env python3
+"""Prints how many values of a checkpoint tensor are non-zero.
+
+  nonzero_tensor.py DIR/checkpoint.hd TENSOR
+"""
+import sys
+
+from parallel_equals_serial import read_checkpoint
+
+values = read_checkpoint(sys.argv[1])[sys.argv[2]]
+print("%s: %d of %d non-zero" % (sys.argv[2], sum(v != 0 for v in values),
+                                 len(values)))
