@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = {  # model: batch
     "demo_cnn": 32,
     "alexnet": 8,
-    "resnet50": 4,
+    "resnet50": 2,
     "inception_v3": 2,
     "vgg16": 2,
 }
@@ -47,6 +47,12 @@ def run(cmd, **kw):
 def mpirun(n):
     cmd = ["mpirun", "--oversubscribe", "-np", str(n)]
     return cmd + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+
+
+def measured_ms(metrics):
+    """The median step after the first: this host's noise (a shared VM) moves
+    single steps by 20%; the median resists it better than the mean."""
+    return statistics.median(metrics["step_ms"][1:] or metrics["step_ms"])
 
 
 def predicted_trace(report, pid):
@@ -78,7 +84,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
     p.add_argument("--models", default=",".join(MODELS))
-    p.add_argument("--steps", type=int, default=6)
+    p.add_argument("--steps", type=int, default=10)
     args = p.parse_args()
     binary = lambda tool: os.path.join(args.build, "bin", tool)
     tmp = tempfile.mkdtemp(prefix="hd-validate-")
@@ -101,7 +107,7 @@ def main():
         for n in PROCESSES:
             db = os.path.join(tmp, "%s-%d.profile.json" % (model, n))
             run(mpirun(n) + [binary("hd-profile"), src, "--devices=%d" % n,
-                             "--repeats=3", "--min-time-ms=20", "-o", db])
+                             "--repeats=3", "--min-time-ms=10", "-o", db])
             for strategy in STRATEGIES if n > 1 else ["data"]:
                 tag = "%s-%s-%d" % (model, strategy, n)
                 f = lambda ext: os.path.join(tmp, tag + ext)
@@ -122,7 +128,7 @@ def main():
                 metrics = json.load(open(f(".metrics.json")))
                 rows.append((model, n, strategy, report, metrics))
                 print("%-28s predicted %9.2f ms  measured %9.2f ms" % (
-                    tag, report["predicted_ms"], metrics["mean_step_ms"]),
+                    tag, report["predicted_ms"], measured_ms(metrics)),
                     flush=True)
                 if trace:
                     measured = json.load(open(f(".trace.json")))
@@ -134,8 +140,8 @@ def main():
                                    "traceEvents": events}, out)
 
     # Errors, and the ranking of strategies per (model, processes).
-    errors = [abs(r[3]["predicted_ms"] - r[4]["mean_step_ms"]) /
-              r[4]["mean_step_ms"] for r in rows]
+    errors = [abs(r[3]["predicted_ms"] - measured_ms(r[4])) / measured_ms(r[4])
+              for r in rows]
     rankings = []
     for (model, n), group in itertools.groupby(rows, key=lambda r: (r[0], r[1])):
         group = list(group)
@@ -143,9 +149,9 @@ def main():
             continue
         pairs = list(itertools.combinations(group, 2))
         agree = sum((a[3]["predicted_ms"] < b[3]["predicted_ms"]) ==
-                    (a[4]["mean_step_ms"] < b[4]["mean_step_ms"]) for a, b in pairs)
+                    (measured_ms(a[4]) < measured_ms(b[4])) for a, b in pairs)
         best_pred = min(group, key=lambda r: r[3]["predicted_ms"])[2]
-        best_meas = min(group, key=lambda r: r[4]["mean_step_ms"])[2]
+        best_meas = min(group, key=lambda r: measured_ms(r[4]))[2]
         rankings.append((model, n, agree, len(pairs), best_pred, best_meas))
 
     out = ["## Cost model against measured steps (CPU processes)", "",
@@ -160,13 +166,13 @@ def main():
                             os.cpu_count(), platform.platform(), args.steps),
            "",
            "| model | batch | processes | strategy | predicted ms | measured ms "
-           "| error | measured split: kernels / transfer / sync / overhead ms |",
+           "| error | measured mean split: kernels / transfer / sync / overhead ms |",
            "|---|---|---|---|---|---|---|---|"]
     for (model, n, strategy, report, m), err in zip(rows, errors):
         out.append("| %s | %d | %d | %s | %.2f | %.2f | %+.1f%% | %.1f / %.1f / %.1f / %.1f |" % (
             model, MODELS[model], n, strategy, report["predicted_ms"],
-            m["mean_step_ms"], 100 * (report["predicted_ms"] - m["mean_step_ms"]) /
-            m["mean_step_ms"], m["kernel_ms"], m["transfer_ms"], m["sync_ms"],
+            measured_ms(m), 100 * (report["predicted_ms"] - measured_ms(m)) /
+            measured_ms(m), m["kernel_ms"], m["transfer_ms"], m["sync_ms"],
             m["overhead_ms"]))
     out += ["", "Median absolute error: **%.1f%%** over %d runs (largest %.1f%%)." % (
         100 * statistics.median(errors), len(errors), 100 * max(errors)), "",

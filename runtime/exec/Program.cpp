@@ -631,8 +631,12 @@ void Program::stepBegin(int64_t step) {
   timers_.origin = stepStart_;
   timers_.spans.clear();
   Charge charge(timers_, Category::Compute);
+  stepInputs(step);
+}
+
+void Program::stepInputs(int64_t step) {
   for (Edge &e : edges_)
-    if (e.hasBox && e.producer < 0)
+    if (e.hasBox && e.producer < 0 && !e.wantsGradient)
       fillInput(e, step);
   for (Layer &l : layers_)
     std::fill(l.grad.begin(), l.grad.end(), 0.0f);
@@ -683,7 +687,10 @@ void Program::fillInput(Edge &e, int64_t step) {
 }
 
 void Program::fillForProfile() {
-  stepBegin(0);
+  for (Edge &e : edges_)
+    if (e.hasBox && e.producer < 0)
+      fillInput(e, 0);
+  stepInputs(0);
   for (Layer &l : layers_)
     for (size_t i = 0; i < l.grad.size(); ++i)
       l.grad[i] = 2.0f * uniform(options_.seed, streamOf(kImages, 1), i) - 1.0f;

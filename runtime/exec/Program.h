@@ -118,7 +118,8 @@ struct Edge {
   Partition source;      // the producer's tensor shape (degrees unused)
   std::vector<mpi::Move> plan;
   bool explicitTransfer = false;
-  bool wantsGradient = false; // a graph input whose gradient is computed
+  bool wantsGradient = false; // profiling: an operand standing in for a
+                              // layer's output, with its gradient
 
   // The consumer task's input box on this rank, and its buffers. `in` and
   // `dIn` point into the producer's tile when the box is exactly that tile
@@ -176,6 +177,9 @@ public:
   void wantInputGradient(int64_t edge) { edges_.at(edge).wantsGradient = true; }
   /// Profiling: fills inputs and output gradients with numbers.
   void fillForProfile();
+  /// The per-step work around the layers: this step's images and labels
+  /// where graph inputs are read, output gradients zeroed.
+  void stepInputs(int64_t step);
 
 private:
   Layer &layer(int64_t id);
