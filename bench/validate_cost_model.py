@@ -160,8 +160,8 @@ def main():
            "hd-profile calibrate` (P = 2 for 1 process) and `mpirun -np P "
            "hd-profile model --devices=P`, so every kernel is timed while P "
            "processes share the cores; then the search with that machine and "
-           "profile, and the program run for %d steps (mean of the steps after "
-           "the first)." % (time.time() - started,
+           "profile, and the program run for %d steps (the median of the steps "
+           "after the first: single steps on this shared VM vary by 20%%)." % (time.time() - started,
                             platform.processor() or platform.machine(),
                             os.cpu_count(), platform.platform(), args.steps),
            "",
