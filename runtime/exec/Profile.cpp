@@ -31,11 +31,11 @@ void profileBarrier() { MPI_Barrier(MPI_COMM_WORLD); }
 
 namespace {
 
-/// Evicts the core's own caches: in a training step, other layers ran
+/// Evicts most of the caches: in a training step, other layers ran
 /// since this one last touched its data. Reads only: written lines would
 /// be written back during the timed run.
 void evictCaches() {
-  static std::vector<char> scratch(2 << 20, 1);
+  static std::vector<char> scratch(16 << 20, 1);
   volatile char sink = 0;
   char sum = 0;
   for (size_t i = 0; i < scratch.size(); i += 64)
