@@ -78,8 +78,10 @@ def main():
             predicted))
     out += ["",
             "The runtime overhead is the step time less the time inside kernels, "
-            "transfers and syncs: input-box copies, layout reorders counted as "
-            "kernel time are not in it. Sync includes waiting for the slowest rank. "
+            "transfers and syncs: input-box copies, gradient zeroing, synthetic "
+            "data and bookkeeping (oneDNN's layout reorders run inside the kernel "
+            "calls and count as kernel time). Sync includes waiting for the "
+            "slowest rank. "
             "The prediction is the cost model's analytic `cpu` machine, not fitted to "
             "this host (issue 5 measures and fits it)."]
     p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "results_section.py"),
