@@ -50,11 +50,6 @@ cpu::TileRegion regionOf(const Partition &p, const Box &b) {
   return r;
 }
 
-uint64_t dropoutStream(int64_t layer, int64_t step) {
-  return mix64((uint64_t(4) << 56) ^ (uint64_t(step) << 24) ^
-               uint64_t(layer));
-}
-
 } // namespace
 
 void Program::forward(int64_t id) {
@@ -102,7 +97,7 @@ void Program::forward(int64_t id) {
   case Kind::Dropout: {
     KernelTimer k(timers_);
     cpu::dropout(regionOf(l.out, l.tile), options_.seed,
-                 dropoutStream(l.id, step_), float(l.float0), in.in,
+                 streamOf(kDropout, step_, l.id), float(l.float0), in.in,
                  l.value.data());
     break;
   }
@@ -153,8 +148,8 @@ void Program::backward(int64_t id) {
     if (in.dIn) {
       KernelTimer k(timers_);
       cpu::dropout(regionOf(l.out, l.tile), options_.seed,
-                   dropoutStream(l.id, step_), float(l.float0), l.grad.data(),
-                   in.dIn);
+                   streamOf(kDropout, step_, l.id), float(l.float0),
+                   l.grad.data(), in.dIn);
     }
     break;
   }

@@ -50,20 +50,6 @@ std::string boxText(const Box &b) {
   return s + "]";
 }
 
-/// Streams of the counter-based generator: one per use, so weights, data and
-/// masks never share numbers.
-enum Stream : uint64_t {
-  kWeights = 1,
-  kImages = 2,
-  kLabels = 3,
-  kDropout = 4,
-  kPrototypes = 5,
-};
-
-uint64_t streamOf(Stream kind, uint64_t a, uint64_t b = 0) {
-  return mix64((uint64_t(kind) << 56) ^ (a << 24) ^ b);
-}
-
 /// Splits `world` into the communicators of groups; `color` is the group of
 /// this rank or MPI_UNDEFINED. Collective over every rank.
 MPI_Comm split(int color, int key) {
@@ -73,6 +59,10 @@ MPI_Comm split(int color, int key) {
 }
 
 } // namespace
+
+uint64_t streamOf(Stream kind, uint64_t a, uint64_t b) {
+  return mix64((uint64_t(kind) << 56) ^ (a << 24) ^ b);
+}
 
 //===----------------------------------------------------------------------===//
 // Partition

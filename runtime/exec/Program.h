@@ -51,6 +51,17 @@ struct CollectiveError : Error {
 /// spinning threads made kernels up to 100x slower.
 void pickThreads();
 
+/// Streams of the counter-based generator (hdrt/Random.h): one per use, so
+/// weights, data and masks never share numbers.
+enum Stream : uint64_t {
+  kWeights = 1,
+  kImages = 2,
+  kLabels = 3,
+  kDropout = 4,
+  kPrototypes = 5,
+};
+uint64_t streamOf(Stream kind, uint64_t a, uint64_t b = 0);
+
 /// A block partition of a tensor: degrees per dim, tasks in row-major order.
 struct Partition {
   int rank = 0;
