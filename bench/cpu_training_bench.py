@@ -10,25 +10,17 @@ usage: bench/cpu_training_bench.py [build-dir]
 import json
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from mpi_bench import ROOT, mpirun, run, write_section
+
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
 BIN = os.path.join(BUILD, "bin")
 CASES = [("demo_cnn", 32, 12), ("alexnet", 16, 5)]  # model, batch, steps
 STRATEGIES = ["data", "layerwise"]
 PROCESSES = [1, 2, 4]
 
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
-
-
-def mpirun(n):
-    cmd = ["mpirun", "--oversubscribe", "-np", str(n)]
-    return cmd + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
 
 
 def main():
@@ -84,10 +76,7 @@ def main():
             "slowest rank. "
             "The prediction is the cost model's analytic `cpu` machine, not fitted to "
             "this host (issue 5 measures and fits it)."]
-    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "results_section.py"),
-                        os.path.join(ROOT, "docs", "results.md"), "cpu-training"],
-                       input="\n".join(out) + "\n", text=True)
-    return p.returncode
+    return write_section("cpu-training", out)
 
 
 if __name__ == "__main__":

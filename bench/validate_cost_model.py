@@ -19,12 +19,12 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from mpi_bench import ROOT, mpirun, run, write_section
+
 MODELS = {  # model: batch
     "demo_cnn": 32,
     "alexnet": 8,
@@ -36,17 +36,6 @@ STRATEGIES = ["data", "model", "owt", "layerwise"]
 PROCESSES = [1, 2, 4]
 TRACE_CASE = ("alexnet", "layerwise", 2)
 
-
-def run(cmd, **kw):
-    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if r.returncode:
-        raise RuntimeError("%s failed:\n%s" % (" ".join(cmd), r.stderr[-3000:]))
-    return r
-
-
-def mpirun(n):
-    cmd = ["mpirun", "--oversubscribe", "-np", str(n)]
-    return cmd + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
 
 
 def measured_ms(metrics):
@@ -183,10 +172,7 @@ def main():
     out += ["", "Trace of one measured step (one row per rank) next to the "
             "predicted schedule: `docs/traces/%s-%s-%d.trace.json` (open in "
             "ui.perfetto.dev or chrome://tracing)." % TRACE_CASE]
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "results_section.py"),
-                        os.path.join(ROOT, "docs", "results.md"), "cost-model"],
-                       input="\n".join(out) + "\n", text=True)
-    return r.returncode
+    return write_section("cost-model", out)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,28 @@
 
 #include "hdrt/Box.h"
 
+#include <algorithm>
+
 namespace hdrt {
+
+Box intersect(const Box &a, const Box &b) {
+  Box r;
+  r.rank = a.rank;
+  for (int d = 0; d < a.rank; ++d) {
+    r.lo[d] = std::max(a.lo[d], b.lo[d]);
+    r.hi[d] = std::max(r.lo[d], std::min(a.hi[d], b.hi[d]));
+  }
+  return r;
+}
+
+bool sameBox(const Box &a, const Box &b) {
+  if (a.rank != b.rank)
+    return false;
+  for (int d = 0; d < a.rank; ++d)
+    if (a.lo[d] != b.lo[d] || a.hi[d] != b.hi[d])
+      return false;
+  return true;
+}
 
 namespace {
 

@@ -29,6 +29,12 @@ int64_t spatial(const Box &b) {
   return b.rank == 4 ? extent(b, 2) * extent(b, 3) : 1;
 }
 
+/// Batch norm's statistics average this many values per channel: the
+/// global batch times the image.
+int64_t valuesPerChannel(const Partition &p) {
+  return p.shape[0] * (p.rank == 4 ? p.shape[2] * p.shape[3] : 1);
+}
+
 /// Sums `data` over `comm` when it has other members.
 template <typename T>
 void allReduce(MPI_Comm comm, T *data, int64_t count, MPI_Datatype type,
@@ -241,8 +247,7 @@ void Program::backwardPool(Layer &l) {
 void Program::forwardBatchNorm(Layer &l) {
   const Box &t = l.tile;
   int64_t n = extent(t, 0), c = extent(t, 1), hw = spatial(t);
-  int64_t count = l.out.shape[0] *
-                  (l.out.rank == 4 ? l.out.shape[2] * l.out.shape[3] : 1);
+  int64_t count = valuesPerChannel(l.out);
   std::vector<double> sums(2 * c, 0.0);
   const float *x = l.inputs[0]->in;
   {
@@ -266,8 +271,7 @@ void Program::forwardBatchNorm(Layer &l) {
 void Program::backwardBatchNorm(Layer &l) {
   const Box &t = l.tile;
   int64_t n = extent(t, 0), c = extent(t, 1), hw = spatial(t);
-  int64_t count = l.out.shape[0] *
-                  (l.out.rank == 4 ? l.out.shape[2] * l.out.shape[3] : 1);
+  int64_t count = valuesPerChannel(l.out);
   Edge &in = *l.inputs[0];
   std::vector<double> sums(2 * c, 0.0);
   {
@@ -302,13 +306,10 @@ void Program::backwardBatchNorm(Layer &l) {
 namespace {
 
 /// An operand's input box in the concat's output coordinates.
-Box inOutput(const Layer &l, const Edge &e) {
-  int64_t offset = 0;
-  for (int i = 0; i < e.operand; ++i)
-    offset += l.inputs[i]->source.shape[1];
+Box inOutput(const Edge &e) {
   Box b = e.box;
-  b.lo[1] += offset;
-  b.hi[1] += offset;
+  b.lo[1] += e.channelOffset;
+  b.hi[1] += e.channelOffset;
   return b;
 }
 
@@ -318,7 +319,7 @@ void Program::forwardConcat(Layer &l) {
   KernelTimer k(timers_);
   for (Edge *e : l.inputs)
     if (e->hasBox) {
-      Box b = inOutput(l, *e);
+      Box b = inOutput(*e);
       copyRegion(e->in, b, l.value.data(), l.tile, b);
     }
 }
@@ -327,21 +328,36 @@ void Program::backwardConcat(Layer &l) {
   KernelTimer k(timers_);
   for (Edge *e : l.inputs)
     if (e->hasBox && e->dIn) {
-      Box b = inOutput(l, *e);
+      Box b = inOutput(*e);
       copyRegion(l.grad.data(), l.tile, e->dIn, b, b);
     }
 }
 
+namespace {
+
+/// Where a flatten tile's features lie in its input box: each sample's
+/// row of the box holds whole channels around the tile's features.
+struct FlattenRows {
+  int64_t samples, features, rowIn, skip;
+
+  FlattenRows(const Layer &l, const Edge &in) {
+    int64_t hw = in.source.shape[2] * in.source.shape[3];
+    samples = extent(l.tile, 0);
+    features = extent(l.tile, 1);
+    rowIn = in.box.volume() / extent(in.box, 0);
+    skip = l.tile.lo[1] - in.box.lo[1] * hw;
+  }
+};
+
+} // namespace
+
 void Program::forwardFlatten(Layer &l) {
   KernelTimer k(timers_);
   Edge &in = *l.inputs[0];
-  // The input box holds whole channels around the tile's features.
-  int64_t hw = in.source.shape[2] * in.source.shape[3];
-  int64_t rowIn = in.box.volume() / extent(in.box, 0);
-  int64_t skip = l.tile.lo[1] - in.box.lo[1] * hw, f = extent(l.tile, 1);
-  for (int64_t s = 0; s < extent(l.tile, 0); ++s)
-    std::memcpy(l.value.data() + s * f, in.in + s * rowIn + skip,
-                f * sizeof(float));
+  FlattenRows r(l, in);
+  for (int64_t s = 0; s < r.samples; ++s)
+    std::memcpy(l.value.data() + s * r.features, in.in + s * r.rowIn + r.skip,
+                r.features * sizeof(float));
 }
 
 void Program::backwardFlatten(Layer &l) {
@@ -349,13 +365,11 @@ void Program::backwardFlatten(Layer &l) {
   if (!in.dIn)
     return;
   KernelTimer k(timers_);
-  int64_t hw = in.source.shape[2] * in.source.shape[3];
-  int64_t rowIn = in.box.volume() / extent(in.box, 0);
-  int64_t skip = l.tile.lo[1] - in.box.lo[1] * hw, f = extent(l.tile, 1);
+  FlattenRows r(l, in);
   std::fill(in.dIn, in.dIn + in.box.volume(), 0.0f);
-  for (int64_t s = 0; s < extent(l.tile, 0); ++s)
-    std::memcpy(in.dIn + s * rowIn + skip, l.grad.data() + s * f,
-                f * sizeof(float));
+  for (int64_t s = 0; s < r.samples; ++s)
+    std::memcpy(in.dIn + s * r.rowIn + r.skip, l.grad.data() + s * r.features,
+                r.features * sizeof(float));
 }
 
 //===----------------------------------------------------------------------===//

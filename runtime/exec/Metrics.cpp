@@ -10,6 +10,7 @@
 #include "Program.h"
 
 #include <cerrno>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -26,6 +27,37 @@ std::string escaped(const std::string &text) {
     out += c;
   }
   return out;
+}
+
+/// Appends printf-style text.
+[[gnu::format(printf, 2, 3)]] void appendf(std::string &out, const char *format,
+                                           ...) {
+  va_list args, again;
+  va_start(args, format);
+  va_copy(again, args);
+  int length = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  size_t at = out.size();
+  out.resize(at + length + 1);
+  std::vsnprintf(out.data() + at, length + 1, format, again);
+  va_end(again);
+  out.resize(at + length);
+}
+
+/// Writes `text` through a temporary file and a rename: never a partial
+/// file. `what` names the file in the error.
+void writeAtomically(const std::string &path, const std::string &text,
+                     const char *what) {
+  std::string tmp = path + ".tmp";
+  FILE *f = std::fopen(tmp.c_str(), "w");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = f && std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int error = errno;
+    std::remove(tmp.c_str());
+    throw Error(std::string("cannot write the ") + what + " '" + path +
+                "': " + std::strerror(error));
+  }
 }
 
 } // namespace
@@ -52,44 +84,33 @@ void Program::writeMetrics() const {
   auto ms = [&](int field) {
     return timed ? all[field] / ranks / double(timed) * 1e3 : 0.0;
   };
-  std::string tmp = options_.metrics + ".tmp";
-  FILE *f = std::fopen(tmp.c_str(), "w");
-  if (!f)
-    throw Error("cannot write the metrics file '" + options_.metrics +
-                "': " + std::strerror(errno));
-  std::fprintf(f, "{\n  \"model\": \"%s\",\n  \"model_hash\": \"%s\",\n",
-               escaped(modelName_).c_str(), escaped(modelHash_).c_str());
-  std::fprintf(f,
-               "  \"devices\": %lld,\n  \"batch\": %lld,\n  \"first_step\": "
-               "%lld,\n  \"seed\": %llu,\n  \"lr\": %.9g,\n",
-               static_cast<long long>(devices_),
-               static_cast<long long>(batch_),
-               static_cast<long long>(firstStep_ + 1),
-               static_cast<unsigned long long>(options_.seed), options_.lr);
-  std::fprintf(f, "  \"losses\": [");
+  std::string j;
+  appendf(j, "{\n  \"model\": \"%s\",\n  \"model_hash\": \"%s\",\n",
+          escaped(modelName_).c_str(), escaped(modelHash_).c_str());
+  appendf(j,
+          "  \"devices\": %lld,\n  \"batch\": %lld,\n  \"first_step\": "
+          "%lld,\n  \"seed\": %llu,\n  \"lr\": %.9g,\n",
+          static_cast<long long>(devices_), static_cast<long long>(batch_),
+          static_cast<long long>(firstStep_ + 1),
+          static_cast<unsigned long long>(options_.seed), options_.lr);
+  appendf(j, "  \"losses\": [");
   for (size_t i = 0; i < losses_.size(); ++i)
-    std::fprintf(f, "%s%.9g", i ? ", " : "", losses_[i]);
-  std::fprintf(f, "],\n  \"step_ms\": [");
+    appendf(j, "%s%.9g", i ? ", " : "", losses_[i]);
+  appendf(j, "],\n  \"step_ms\": [");
   for (size_t i = 0; i < stepMs_.size(); ++i)
-    std::fprintf(f, "%s%.4f", i ? ", " : "", stepMs_[i]);
+    appendf(j, "%s%.4f", i ? ", " : "", stepMs_[i]);
   double step = ms(Step);
-  std::fprintf(f, "],\n  \"timed_steps\": %zu,\n", timed);
-  std::fprintf(f, "  \"mean_step_ms\": %.4f,\n", step);
-  std::fprintf(f, "  \"images_per_s\": %.3f,\n",
-               step > 0 ? double(batch_) / (step / 1e3) : 0.0);
-  std::fprintf(f, "  \"compute_ms\": %.4f,\n", ms(Compute));
-  std::fprintf(f, "  \"kernel_ms\": %.4f,\n", ms(Kernel));
-  std::fprintf(f, "  \"transfer_ms\": %.4f,\n", ms(Transfer));
-  std::fprintf(f, "  \"sync_ms\": %.4f,\n", ms(Sync));
-  std::fprintf(f, "  \"overhead_ms\": %.4f\n}\n",
-               step - ms(Kernel) - ms(Transfer) - ms(Sync));
-  bool ok = std::fflush(f) == 0;
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), options_.metrics.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error("cannot write the metrics file '" + options_.metrics +
-                "': " + std::strerror(errno));
-  }
+  appendf(j, "],\n  \"timed_steps\": %zu,\n", timed);
+  appendf(j, "  \"mean_step_ms\": %.4f,\n", step);
+  appendf(j, "  \"images_per_s\": %.3f,\n",
+          step > 0 ? double(batch_) / (step / 1e3) : 0.0);
+  appendf(j, "  \"compute_ms\": %.4f,\n", ms(Compute));
+  appendf(j, "  \"kernel_ms\": %.4f,\n", ms(Kernel));
+  appendf(j, "  \"transfer_ms\": %.4f,\n", ms(Transfer));
+  appendf(j, "  \"sync_ms\": %.4f,\n", ms(Sync));
+  appendf(j, "  \"overhead_ms\": %.4f\n}\n",
+          step - ms(Kernel) - ms(Transfer) - ms(Sync));
+  writeAtomically(options_.metrics, j, "metrics file");
 }
 
 namespace {
@@ -116,29 +137,22 @@ void Program::writeTrace() const {
   if (options_.trace.empty())
     return;
   std::string events;
-  for (const Span &s : traced_) {
-    char head[160];
-    std::snprintf(head, sizeof(head),
-                  "{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": "
-                  "%.3f, \"dur\": %.3f, \"cat\": \"%s\", \"name\": \"",
-                  rank_, int(s.category), s.start * 1e6,
-                  (s.end - s.start) * 1e6, categoryName(s.category));
-    events += head + escaped(s.name) + "\"},\n";
-  }
-  char meta[160];
-  std::snprintf(meta, sizeof(meta),
-                "{\"ph\": \"M\", \"pid\": %d, \"name\": \"process_name\", "
-                "\"args\": {\"name\": \"rank %d\"}},\n",
-                rank_, rank_);
-  events += meta;
+  for (const Span &s : traced_)
+    appendf(events,
+            "{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, "
+            "\"dur\": %.3f, \"cat\": \"%s\", \"name\": \"%s\"},\n",
+            rank_, int(s.category), s.start * 1e6, (s.end - s.start) * 1e6,
+            categoryName(s.category), escaped(s.name).c_str());
+  appendf(events,
+          "{\"ph\": \"M\", \"pid\": %d, \"name\": \"process_name\", "
+          "\"args\": {\"name\": \"rank %d\"}},\n",
+          rank_, rank_);
   for (Category c : {Category::Other, Category::Compute, Category::Transfer,
-                     Category::Sync}) {
-    std::snprintf(meta, sizeof(meta),
-                  "{\"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"name\": "
-                  "\"thread_name\", \"args\": {\"name\": \"%s\"}},\n",
-                  rank_, int(c), categoryName(c));
-    events += meta;
-  }
+                     Category::Sync})
+    appendf(events,
+            "{\"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"name\": "
+            "\"thread_name\", \"args\": {\"name\": \"%s\"}},\n",
+            rank_, int(c), categoryName(c));
   // Rank 0 gathers every rank's events.
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -161,17 +175,10 @@ void Program::writeTrace() const {
     return;
   if (!all.empty())
     all.erase(all.size() - 2); // the last ",\n"
-  std::string tmp = options_.trace + ".tmp";
-  FILE *f = std::fopen(tmp.c_str(), "w");
-  bool ok = f && std::fprintf(f, "{\"displayTimeUnit\": \"ms\", "
-                                 "\"traceEvents\": [\n%s\n]}\n",
-                              all.c_str()) > 0;
-  ok = f && std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), options_.trace.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error("cannot write the trace file '" + options_.trace +
-                "': " + std::strerror(errno));
-  }
+  writeAtomically(options_.trace,
+                  "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n" + all +
+                      "\n]}\n",
+                  "trace file");
 }
 
 } // namespace hdrt::exec

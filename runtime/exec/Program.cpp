@@ -23,25 +23,6 @@ namespace hdrt::exec {
 
 namespace {
 
-Box intersect(const Box &a, const Box &b) {
-  Box r;
-  r.rank = a.rank;
-  for (int d = 0; d < a.rank; ++d) {
-    r.lo[d] = std::max(a.lo[d], b.lo[d]);
-    r.hi[d] = std::max(r.lo[d], std::min(a.hi[d], b.hi[d]));
-  }
-  return r;
-}
-
-bool sameBox(const Box &a, const Box &b) {
-  if (a.rank != b.rank)
-    return false;
-  for (int d = 0; d < a.rank; ++d)
-    if (a.lo[d] != b.lo[d] || a.hi[d] != b.hi[d])
-      return false;
-  return true;
-}
-
 std::string boxText(const Box &b) {
   std::string s = "[";
   for (int d = 0; d < b.rank; ++d)
@@ -498,9 +479,9 @@ void Program::prepareEdge(Edge &e) {
     b.hi[0] = t.hi[0];
     break;
   case Kind::Concat: {
-    int64_t offset = 0;
     for (int i = 0; i < e.operand; ++i)
-      offset += c.inputs[i]->source.shape[1];
+      e.channelOffset += c.inputs[i]->source.shape[1];
+    int64_t offset = e.channelOffset;
     b = t;
     b.lo[1] = std::clamp(t.lo[1] - offset, int64_t(0), e.source.shape[1]);
     b.hi[1] = std::clamp(t.hi[1] - offset, b.lo[1], e.source.shape[1]);
@@ -573,8 +554,9 @@ void Program::checkPlan(const Edge &e) const {
   const Layer &c = *e.consumer, &p = layers_[e.producer];
   const Box &b = e.box;
   std::vector<Box> pieces;
-  if (p.task >= 0 && e.hasBox && intersect(p.tile, b).volume() > 0)
-    pieces.push_back(intersect(p.tile, b));
+  if (p.task >= 0 && e.hasBox)
+    if (Box local = intersect(p.tile, b); local.volume() > 0)
+      pieces.push_back(local);
   for (const mpi::Move &m : e.plan)
     if (m.dst == rank_) {
       if (!e.hasBox || !b.contains(m.box))
@@ -587,10 +569,10 @@ void Program::checkPlan(const Edge &e) const {
   for (size_t i = 0; i < pieces.size(); ++i) {
     covered += pieces[i].volume();
     for (size_t j = 0; j < i; ++j)
-      if (intersect(pieces[i], pieces[j]).volume() > 0)
+      if (Box twice = intersect(pieces[i], pieces[j]); twice.volume() > 0)
         throw Error("the input box " + boxText(b) + " of '" + c.name +
                     "' on device " + std::to_string(rank_) + " gets " +
-                    boxText(intersect(pieces[i], pieces[j])) + " twice");
+                    boxText(twice) + " twice");
   }
   int64_t needed = e.hasBox ? b.volume() : 0;
   if (covered != needed)
@@ -677,8 +659,9 @@ void Program::fillInput(Edge &e, int64_t step) {
 }
 
 void Program::fillForProfile() {
+  // stepInputs loads the real graph inputs; the stand-ins once, here.
   for (Edge &e : edges_)
-    if (e.hasBox && e.producer < 0)
+    if (e.hasBox && e.producer < 0 && e.wantsGradient)
       fillInput(e, 0);
   stepInputs(0);
   for (Layer &l : layers_)

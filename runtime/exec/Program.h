@@ -127,6 +127,7 @@ struct Edge {
   int operand = 0;
   int64_t producer = -1; // a layer id, HDRT_IMAGES or HDRT_LABELS
   Partition source;      // the producer's tensor shape (degrees unused)
+  int64_t channelOffset = 0; // concat: where its channels start in the output
   std::vector<mpi::Move> plan;
   bool explicitTransfer = false;
   bool wantsGradient = false; // profiling: an operand standing in for a
@@ -173,8 +174,6 @@ public:
   void stepEnd(int64_t step);
   /// Writes the final checkpoint and the metrics; returns the exit code.
   int finish();
-
-  int rank() const { return rank_; }
 
   /// Profiling (hd-profile): this rank plays task 0, the largest tile, of
   /// every layer, alone: no communicators, no replica checks. Call before

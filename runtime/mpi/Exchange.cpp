@@ -9,17 +9,6 @@ namespace hdrt::mpi {
 
 namespace {
 
-/// The part of a box two boxes share.
-Box intersect(const Box &a, const Box &b) {
-  Box r;
-  r.rank = a.rank;
-  for (int d = 0; d < a.rank; ++d) {
-    r.lo[d] = std::max(a.lo[d], b.lo[d]);
-    r.hi[d] = std::max(r.lo[d], std::min(a.hi[d], b.hi[d]));
-  }
-  return r;
-}
-
 /// MPI counts are ints: a single message above 2^31 elements is refused
 /// rather than silently truncated.
 bool countable(const Box &b) { return b.volume() <= INT_MAX; }

@@ -34,6 +34,12 @@ struct Box {
   }
 };
 
+/// The part two boxes of the same rank share (empty: volume 0).
+Box intersect(const Box &a, const Box &b);
+
+/// Whether two boxes cover the same elements of a tensor.
+bool sameBox(const Box &a, const Box &b);
+
 /// Copies `region` from `src` (a dense buffer of `srcBox`) into `dst` (of
 /// `dstBox`), or into a packed buffer of just the region when dstBox is
 /// the region itself. Both boxes must contain the region.

@@ -1,0 +1,30 @@
+"""What the bench drivers that run compiled programs share: running tools,
+launching MPI jobs on this host, and writing their section of
+docs/results.md (through results_section.py)."""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(cmd, **kw):
+    """Runs a command; its stderr is in the error when it fails."""
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode:
+        raise RuntimeError("%s failed:\n%s" % (" ".join(cmd), r.stderr[-3000:]))
+    return r
+
+
+def mpirun(n):
+    """An mpirun prefix for n processes on this host, as root if need be."""
+    cmd = ["mpirun", "--oversubscribe", "-np", str(n)]
+    return cmd + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+
+
+def write_section(name, lines):
+    """Replaces the section `name` of docs/results.md; returns the status."""
+    return subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "results_section.py"),
+         os.path.join(ROOT, "docs", "results.md"), name],
+        input="\n".join(lines) + "\n", text=True).returncode
