@@ -341,9 +341,11 @@ void linearBackwardWeights(int64_t n, int64_t features, int64_t outFeatures,
 }
 
 void reluForward(int64_t count, const float *in, float *out) {
-  memory::desc d = desc({count}, tag::x);
-  run(dnnl::eltwise_forward(reluForwardPd(d)),
-      {{DNNL_ARG_SRC, view(d, in)}, {DNNL_ARG_DST, view(d, out)}});
+  // Not oneDNN's: its JIT kernel computes max(x, 0), which turns a NaN
+  // into 0, so a corrupt value would vanish here instead of reaching the
+  // loss check. NaN propagates, as in PyTorch. Memory-bound either way.
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = in[i] < 0.f ? 0.f : in[i];
 }
 
 void reluBackward(int64_t count, const float *in, const float *dOut,

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -258,8 +259,10 @@ void Program::checkOutputs() {
   bool ok = true;
   std::string message;
   if (rank_ == 0) {
+    // The probe has a name of its own: the checkpoint's temporary file may
+    // be something the probe must not remove.
     auto writable = [&](const std::string &path, const char *what) {
-      std::string probe = path + ".tmp";
+      std::string probe = path + ".probe";
       FILE *f = std::fopen(probe.c_str(), "w");
       if (!f) {
         message = std::string("cannot write the ") + what + " '" + path +
@@ -754,9 +757,15 @@ void Program::stepEnd(int64_t step) {
     timers_.tracing = false;
   }
   if (!std::isfinite(loss))
-    throw Error("the loss is " + std::to_string(loss) + " at step " +
-                std::to_string(step + 1) +
-                "; stopping without writing a checkpoint");
+    throw CollectiveError(
+        std::string("the loss is ") +
+        (std::isnan(loss) ? "NaN" : loss > 0 ? "+inf" : "-inf") + " at step " +
+        std::to_string(step + 1) + "; the first non-finite values are in " +
+        firstNonFinite() + ". Stopping without writing a checkpoint" +
+        (lastCheckpoint_ >= 0 ? "; the checkpoint of step " +
+                                    std::to_string(lastCheckpoint_) +
+                                    " is intact"
+                              : ""));
   losses_.push_back(loss);
   stepMs_.push_back(seconds * 1e3);
   if (rank_ == 0 && !options_.quiet) {
@@ -767,6 +776,41 @@ void Program::stepEnd(int64_t step) {
   }
   if (options_.checkpointEvery && (step + 1) % options_.checkpointEvery == 0)
     checkpoint(step + 1);
+}
+
+namespace {
+
+bool allFinite(const float *data, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    if (!std::isfinite(data[i]))
+      return false;
+  return true;
+}
+
+} // namespace
+
+/// Collective. Where this step's forward pass first produced a NaN or an
+/// infinity, in program order: the images a layer reads, or a layer's
+/// output. Every rank checks its own tiles, and the earliest wins.
+std::string Program::firstNonFinite() {
+  int64_t mine = INT64_MAX;
+  for (size_t i = 0; i < layers_.size() && mine == INT64_MAX; ++i) {
+    const Layer &l = layers_[i];
+    for (const Edge *e : l.inputs)
+      if (e->producer == HDRT_IMAGES && e->hasBox && e->in &&
+          !allFinite(e->in, size_t(e->box.volume())))
+        mine = 2 * int64_t(i);
+    if (mine == INT64_MAX && l.task >= 0 &&
+        !allFinite(l.value.data(), l.value.size()))
+      mine = 2 * int64_t(i) + 1;
+  }
+  int64_t first = INT64_MAX;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  if (first == INT64_MAX)
+    return "no layer's output (the loss overflowed)";
+  const Layer &l = layers_[size_t(first / 2)];
+  return (first % 2 ? "the output of layer '" : "the images read by layer '") +
+         l.name + "'";
 }
 
 //===----------------------------------------------------------------------===//
@@ -800,6 +844,7 @@ void Program::checkpoint(int64_t step) {
   if (!mpi::writeCheckpoint(MPI_COMM_WORLD, options_.checkpoint, modelHash_,
                             step, shards, error))
     throw CollectiveError("cannot write the checkpoint: " + error);
+  lastCheckpoint_ = step;
 }
 
 void Program::resume() {
@@ -809,7 +854,7 @@ void Program::resume() {
   if (!mpi::readCheckpoint(MPI_COMM_WORLD, options_.checkpoint, modelHash_,
                            step, shards, error))
     throw CollectiveError("cannot resume: " + error);
-  firstStep_ = step;
+  firstStep_ = lastCheckpoint_ = step;
   if (rank_ == 0 && !options_.quiet)
     std::printf("resumed from %s/checkpoint.hd at step %lld\n",
                 options_.checkpoint.c_str(), static_cast<long long>(step));

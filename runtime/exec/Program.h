@@ -203,6 +203,7 @@ private:
   void fillInput(Edge &e, int64_t step);
   void gatherLocal(Edge &e);
   void scatterLocal(Edge &e);
+  std::string firstNonFinite();
   void checkpoint(int64_t step);
   void resume();
   void writeMetrics() const;
@@ -233,6 +234,7 @@ private:
   std::deque<Layer> layers_;
   std::deque<Edge> edges_;
   int64_t firstStep_ = 0, step_ = 0, batch_ = 0;
+  int64_t lastCheckpoint_ = -1; // the step of the last checkpoint written
   double stepStart_ = 0;
   Timers timers_;
   std::vector<double> losses_, stepMs_;

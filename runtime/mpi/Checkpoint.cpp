@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -116,6 +119,52 @@ std::vector<std::vector<float>> gather(MPI_Comm comm,
   return tensors;
 }
 
+/// The fault tests' hook: HDRT_TEST_CHECKPOINT_CRASH=N kills the writing
+/// process once N bytes of the temporary file are on disk; N at or beyond
+/// the file's size kills it after the fsync, just before the rename.
+class CrashingWriter {
+public:
+  explicit CrashingWriter(std::FILE *f) : f_(f) {
+    if (const char *n = std::getenv("HDRT_TEST_CHECKPOINT_CRASH"))
+      crashAt_ = std::strtoll(n, nullptr, 10);
+  }
+  bool write(const void *data, size_t bytes) {
+    if (crashAt_ >= 0 && written_ + int64_t(bytes) > crashAt_) {
+      std::fwrite(data, 1, size_t(crashAt_ - written_), f_);
+      written_ = crashAt_;
+      crash();
+    }
+    written_ += int64_t(bytes);
+    return std::fwrite(data, 1, bytes, f_) == bytes;
+  }
+  void beforeRename() {
+    if (crashAt_ >= 0)
+      crash();
+  }
+
+private:
+  [[noreturn]] void crash() {
+    std::fflush(f_);
+    std::fprintf(stderr, "checkpoint writer killed after %lld bytes\n",
+                 static_cast<long long>(written_));
+    std::fflush(stderr);
+    std::raise(SIGKILL);
+    std::abort();
+  }
+  std::FILE *f_;
+  int64_t crashAt_ = -1, written_ = 0;
+};
+
+/// Makes the rename itself durable: a crash right after it must not bring
+/// the old directory entry back.
+void syncDirectory(const std::string &dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
 /// Writes the file through a temporary and a rename; false with a reason.
 bool writeFile(const std::string &dir, const std::string &modelHash,
                int64_t step, const std::vector<Shard> &shards,
@@ -128,6 +177,7 @@ bool writeFile(const std::string &dir, const std::string &modelHash,
             std::strerror(errno);
     return false;
   }
+  CrashingWriter out(f);
   std::ostringstream header;
   header << kMagic << "model " << modelHash << "\nstep " << step
          << "\nchecksum " << fnv1a(tensors) << "\ntensors " << shards.size()
@@ -140,9 +190,10 @@ bool writeFile(const std::string &dir, const std::string &modelHash,
   }
   header << "data\n";
   std::string text = header.str();
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  errno = 0;
+  bool ok = out.write(text.data(), text.size());
   for (const auto &t : tensors)
-    ok = ok && std::fwrite(t.data(), sizeof(float), t.size(), f) == t.size();
+    ok = ok && out.write(t.data(), t.size() * sizeof(float));
   ok = ok && std::fflush(f) == 0 && fsync(fileno(f)) == 0;
   int savedErrno = errno;
   ok = (std::fclose(f) == 0) && ok;
@@ -153,12 +204,14 @@ bool writeFile(const std::string &dir, const std::string &modelHash,
             "); the previous checkpoint is untouched";
     return false;
   }
+  out.beforeRename();
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     error = "cannot replace the checkpoint '" + path + "': " +
             std::strerror(errno);
     std::remove(tmp.c_str());
     return false;
   }
+  syncDirectory(dir);
   return true;
 }
 

@@ -219,3 +219,16 @@ TEST(Kernels, ReluMatchesDefinition) {
   reluBackward(1000, in.data(), dOut.data(), dIn.data());
   expectClose(dIn, wantDIn, "backward");
 }
+
+// A NaN or an infinity must reach the loss, where the runtime reports it.
+TEST(Kernels, ReluPropagatesNonFiniteValues) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(),
+              inf = std::numeric_limits<float>::infinity();
+  std::vector<float> in = {nan, inf, -inf, -1.f, 2.f}, out(in.size());
+  reluForward(int64_t(in.size()), in.data(), out.data());
+  EXPECT_TRUE(std::isnan(out[0]));
+  EXPECT_EQ(out[1], inf);
+  EXPECT_EQ(out[2], 0.f);
+  EXPECT_EQ(out[3], 0.f);
+  EXPECT_EQ(out[4], 2.f);
+}

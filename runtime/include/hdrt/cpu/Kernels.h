@@ -4,8 +4,8 @@
 // NCHW images and NxF features. A task runs them on its own tile: the
 // input buffer is the tile's input box (halo included), so the padding a
 // kernel sees is per side and may be asymmetric (a halo replaces padding
-// inside the image). Convolution, pooling, fully-connected and ReLU run on
-// oneDNN; every oneDNN call lives in Kernels.cpp (its v3 API differs).
+// inside the image). Convolution, pooling, fully-connected and ReLU's
+// backward run on oneDNN; every oneDNN call lives in Kernels.cpp (its v3 API differs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +73,7 @@ void linearBackwardWeights(int64_t n, int64_t features, int64_t outFeatures,
                            const float *in, const float *dOut, float *dWeight,
                            float *dBias);
 
+/// out = max(in, 0), except that NaN stays NaN.
 void reluForward(int64_t count, const float *in, float *out);
 /// dIn = dOut where the input was positive, else 0.
 void reluBackward(int64_t count, const float *in, const float *dOut,
