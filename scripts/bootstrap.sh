@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs every Debian package that hd's build and tests need.
 # Idempotent: when everything is present it only checks and exits.
+#   usage: scripts/bootstrap.sh [fuzz]
+# `fuzz` adds what `make fuzz` needs: clang with libFuzzer and the
+# sanitizer runtimes.
 set -euo pipefail
 
 PACKAGES=(
@@ -17,6 +20,10 @@ PACKAGES=(
   # Unit tests.
   libgtest-dev
 )
+if [ "${1:-}" = fuzz ]; then
+  # libomp: the runtime, configured with the rest, needs clang's OpenMP.
+  PACKAGES+=(clang-22 libclang-rt-22-dev libomp-22-dev)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

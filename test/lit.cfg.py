@@ -45,5 +45,13 @@ for var, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
     config.environment[var] = value
 llvm_config.add_tool_substitutions(
     [ToolSubst("hdrt-mpi-exchange-test", unresolved="fatal"),
-     ToolSubst("hdrt-mpi-checkpoint-test", unresolved="fatal")],
+     ToolSubst("hdrt-mpi-checkpoint-test", unresolved="fatal"),
+     ToolSubst("hd-pipeline-fuzzer", unresolved="fatal"),
+     ToolSubst("hd-onnx-fuzzer", unresolved="fatal"),
+     ToolSubst("hd-json-fuzzer", unresolved="fatal")],
     [config.hd_tools_dir])
+
+import sys
+sys.path.insert(0, os.path.join(config.hd_src_root, "test", "sanitizers"))
+import lit_sanitizers
+lit_sanitizers.configure(config)

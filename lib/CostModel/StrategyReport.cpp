@@ -153,14 +153,21 @@ std::string reportToDOT(const StrategyReport &r) {
 }
 
 Expected<ImportedStrategy> readStrategy(StringRef path) {
-  auto fail = [&](const Twine &why) {
-    return createStringError(inconvertibleErrorCode(),
-                             (path + ": " + why).str());
-  };
   ErrorOr<std::unique_ptr<MemoryBuffer>> file = MemoryBuffer::getFile(path);
   if (!file)
-    return fail("cannot read the strategy: " + file.getError().message());
-  Expected<json::Value> parsed = json::parse((*file)->getBuffer());
+    return createStringError(inconvertibleErrorCode(),
+                             (path + ": cannot read the strategy: " +
+                              file.getError().message())
+                                 .str());
+  return parseStrategy((*file)->getBuffer(), path);
+}
+
+Expected<ImportedStrategy> parseStrategy(StringRef text, StringRef origin) {
+  auto fail = [&](const Twine &why) {
+    return createStringError(inconvertibleErrorCode(),
+                             (origin + ": " + why).str());
+  };
+  Expected<json::Value> parsed = json::parse(text);
   if (!parsed)
     return fail("not valid JSON: " + toString(parsed.takeError()));
   const json::Object *root = parsed->getAsObject();

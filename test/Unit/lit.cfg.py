@@ -10,3 +10,8 @@ config.suffixes = []
 config.test_source_root = os.path.join(config.hd_obj_root, "unittests")
 config.test_exec_root = config.test_source_root
 config.test_format = lit.formats.GoogleTest(".", "Tests")
+
+import sys
+sys.path.insert(0, os.path.join(config.hd_src_root, "test", "sanitizers"))
+import lit_sanitizers
+lit_sanitizers.configure(config)

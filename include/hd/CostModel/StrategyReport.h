@@ -62,6 +62,9 @@ struct ImportedStrategy {
 };
 
 llvm::Expected<ImportedStrategy> readStrategy(llvm::StringRef path);
+/// The same from a report's text; `origin` names it in errors.
+llvm::Expected<ImportedStrategy> parseStrategy(llvm::StringRef text,
+                                               llvm::StringRef origin);
 
 } // namespace hd
 

@@ -264,6 +264,8 @@ static LogicalResult link(ModuleOp module, llvm::StringRef objPath,
   llvm::SmallVector<llvm::StringRef> args = {
       cxx,         objPath,  "-o",        exePath, libDirArg,
       "-lhdrt",    "-Xlinker", "-rpath", "-Xlinker", rpath};
+  if (llvm::StringRef extra = HD_EXE_LINK_FLAGS; !extra.empty())
+    args.push_back(extra);
   // stdin from /dev/null; stdout and stderr (same path: shared) to the log.
   std::optional<llvm::StringRef> redirects[] = {
       llvm::StringRef(), llvm::StringRef(log.path), llvm::StringRef(log.path)};
