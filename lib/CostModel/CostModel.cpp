@@ -158,6 +158,7 @@ LayerCost CostModel::layerCost(const Layer &layer,
   } else {
     cost.computeMs = analyticComputeMs(layer, config);
   }
+  cost.computeMs *= coreSharing(config);
 
   // Statistics shared across tasks: batch norm's per-channel sums (forward
   // and backward) among tasks holding the same channels, softmax's
@@ -182,6 +183,21 @@ LayerCost CostModel::layerCost(const Layer &layer,
                                     &cost.syncBytes);
   }
   return cost;
+}
+
+/// Processes sharing cores (a CPU host with more processes than cores):
+/// layer times are measured with all of a node's processes busy, so each
+/// got cores / processes of a core. Tasks are placed on devices 0, 1, ...;
+/// the processes without a task in this layer wait in MPI, which yields
+/// the core when the host is oversubscribed, so a layer with fewer tasks
+/// runs faster by the ratio of the two contentions.
+double CostModel::coreSharing(const ParallelConfig &config) const {
+  if (machine.coresPerNode <= 0)
+    return 1;
+  double cores = double(machine.coresPerNode);
+  double busy = double(std::min(config.tasks(), machine.devicesPerNode));
+  return std::max(1.0, busy / cores) /
+         std::max(1.0, double(machine.devicesPerNode) / cores);
 }
 
 double CostModel::allReduceMs(double bytes,

@@ -124,7 +124,7 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
       {"allreduce_gbps", &Machine::allReduceGbps, false},
   };
   static const char *const others[] = {"name", "nodes", "devices_per_node",
-                                       "profile"};
+                                       "cores_per_node", "profile"};
   // Unknown fields are errors: a typo must not silently fall back to a
   // default.
   for (const auto &kv : *obj) {
@@ -164,6 +164,13 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
       return fieldError(origin, field,
                         "must be a positive integer (at most 65536)");
     (StringRef(field) == "nodes" ? m.nodes : m.devicesPerNode) = *i;
+  }
+  if (const json::Value *v = obj->get("cores_per_node")) {
+    std::optional<int64_t> i = v->getAsInteger();
+    if (!i || *i < 1 || *i > 1 << 16)
+      return fieldError(origin, "cores_per_node",
+                        "must be a positive integer (at most 65536)");
+    m.coresPerNode = *i;
   }
   if (m.nodes * m.devicesPerNode > 1 << 16)
     return fieldError(origin, "nodes",
@@ -240,6 +247,8 @@ std::string machineToJSON(const Machine &m) {
                  {"latency_us", m.latencyUs}};
   if (m.allReduceGbps > 0)
     o["allreduce_gbps"] = m.allReduceGbps;
+  if (m.coresPerNode > 0)
+    o["cores_per_node"] = m.coresPerNode;
   if (!m.profile.empty())
     o["profile"] = m.profile;
   return formatv("{0:2}", json::Value(std::move(o))).str();

@@ -5,6 +5,7 @@
 #include "Program.h"
 
 #include "hdrt/hdrt.h"
+#include "hdrt/mpi/Exchange.h"
 
 #include <algorithm>
 #include <cstring>
@@ -108,6 +109,82 @@ LayerProfile profileLayer(const LayerProfileRequest &r) {
   return result;
 }
 
+namespace {
+
+/// Several copies of a buffer, used in turn, so that each use finds its
+/// data out of cache, as a training step does (other layers ran since).
+struct ColdBuffers {
+  std::vector<std::vector<float>> copies;
+  ColdBuffers(int count, size_t elements)
+      : copies(count, std::vector<float>(elements, 1.0f)) {}
+  float *operator[](int i) { return copies[i % copies.size()].data(); }
+};
+
+/// The slowest rank's seconds per call of `body(round)`, after one call
+/// that warms MPI's connections.
+template <typename Body> double slowestSeconds(int rounds, Body body) {
+  body(0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double start = MPI_Wtime();
+  for (int i = 1; i <= rounds; ++i)
+    body(i);
+  double seconds = (MPI_Wtime() - start) / rounds, slowest = 0;
+  MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slowest;
+}
+
+/// Bandwidth as a compiled program's transfers get it: the runtime's own
+/// exchange (pack, send, receive, unpack, and the local copy) of an
+/// activation moving from a sample split to a channel split, forward and
+/// backward, on data out of cache. GB/s of the bytes each rank sends.
+double exchangeGbps(int rank, int ranks) {
+  const int64_t shape[4] = {8, 64, 56, 56};
+  auto part = [&](int dim, int task) {
+    Box b;
+    b.rank = 4;
+    std::copy(shape, shape + 4, b.hi);
+    b.lo[dim] = shape[dim] * task / ranks;
+    b.hi[dim] = shape[dim] * (task + 1) / ranks;
+    return b;
+  };
+  std::vector<mpi::Move> plan;
+  double sentBytes = 0;
+  for (int src = 0; src < ranks; ++src)
+    for (int dst = 0; dst < ranks; ++dst) {
+      Box box = intersect(part(0, src), part(1, dst));
+      if (src == dst || box.volume() == 0)
+        continue;
+      plan.push_back({src, dst, box});
+      if (src == rank)
+        sentBytes += 4.0 * double(box.volume());
+    }
+  Box tileBox = part(0, rank), inBox = part(1, rank);
+  mpi::Side side{&tileBox, &inBox};
+  const int copies = 8;
+  ColdBuffers tiles(copies, size_t(tileBox.volume())),
+      inputs(copies, size_t(inBox.volume()));
+  double seconds = slowestSeconds(2 * copies, [&](int i) {
+    mpi::exchangeForward(MPI_COMM_WORLD, plan, side, tiles[i], inputs[i]);
+    mpi::exchangeBackward(MPI_COMM_WORLD, plan, side, tiles[i], inputs[i]);
+  });
+  return 2 * sentBytes / seconds / 1e9;
+}
+
+/// All-reduce bus bandwidth as NCCL reports it (2 (n - 1) / n of the data
+/// crosses each rank's link), through the runtime's gradient sync, on
+/// 128 MiB of gradients out of cache: real models sync 100-550 MB a step.
+double allReduceGbps(int ranks) {
+  const size_t elements = (16 << 20) / 4;
+  const int copies = 8;
+  ColdBuffers grads(copies, elements);
+  double seconds = slowestSeconds(2 * copies, [&](int i) {
+    mpi::allReduceSum(MPI_COMM_WORLD, grads[i], int64_t(elements));
+  });
+  return 2.0 * (ranks - 1) / ranks * 4.0 * double(elements) / seconds / 1e9;
+}
+
+} // namespace
+
 LinkProfile profileLinks() {
   LinkProfile p;
   int rank = 0, ranks = 1;
@@ -117,8 +194,7 @@ LinkProfile profileLinks() {
     p.error = "calibrate needs at least 2 MPI processes (mpirun -np 2 ...)";
     return p;
   }
-  // Ping-pong between ranks 0 and 1: latency from 8-byte messages, bandwidth
-  // from 16 MiB ones.
+  // Ping-pong between ranks 0 and 1: latency from 8-byte messages.
   auto pingPong = [&](size_t bytes, int rounds) {
     std::vector<char> buf(bytes);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -140,22 +216,8 @@ LinkProfile profileLinks() {
   };
   pingPong(8, 10); // warm-up
   p.latencyUs = pingPong(8, 200) * 1e6;
-  const size_t big = 16 << 20;
-  p.p2pGbps = big / pingPong(big, 10) / 1e9;
-  // All-reduce of 16 MiB of floats over every rank; bus bandwidth as NCCL
-  // reports it: 2 (n - 1) / n of the data crosses each rank's link.
-  std::vector<float> data(big / 4, 1.0f);
-  MPI_Allreduce(MPI_IN_PLACE, data.data(), int(data.size()), MPI_FLOAT,
-                MPI_SUM, MPI_COMM_WORLD);
-  MPI_Barrier(MPI_COMM_WORLD);
-  double start = MPI_Wtime();
-  const int rounds = 5;
-  for (int i = 0; i < rounds; ++i)
-    MPI_Allreduce(MPI_IN_PLACE, data.data(), int(data.size()), MPI_FLOAT,
-                  MPI_SUM, MPI_COMM_WORLD);
-  double seconds = (MPI_Wtime() - start) / rounds;
-  MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  p.allReduceGbps = 2.0 * (ranks - 1) / ranks * big / seconds / 1e9;
+  p.p2pGbps = exchangeGbps(rank, ranks);
+  p.allReduceGbps = allReduceGbps(ranks);
   return p;
 }
 

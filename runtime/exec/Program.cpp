@@ -13,8 +13,8 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
-#include <cstdint>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <sys/stat.h>

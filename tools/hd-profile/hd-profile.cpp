@@ -233,14 +233,17 @@ int calibrate() {
   m.deviceGbps = host.links.p2pGbps;
   m.interNodeGbps = host.links.p2pGbps;
   m.allReduceGbps = host.links.allReduceGbps;
+  // Every speed above was measured with all `ranks` processes busy on
+  // these cores: the cost model scales layers with fewer tasks from it.
+  m.coresPerNode = std::max(1u, std::thread::hardware_concurrency());
   if (myRank == 0)
     writeAtomically(output, hd::machineToJSON(m));
   out() << formatv("hd-profile: calibrated {0} processes: {1:f1} GFLOP/s "
                    "dense, {2:f1} GB/s memory, {3:f1} us per kernel, MPI "
                    "{4:f1} us latency, {5:f2} GB/s point-to-point, {6:f2} "
-                   "GB/s all-reduce -> {7}\n",
+                   "GB/s all-reduce, {7} cores -> {8}\n",
                    ranks, m.peakGflops, m.memGbps, m.launchUs, m.latencyUs,
-                   m.intraNodeGbps, m.allReduceGbps, output);
+                   m.intraNodeGbps, m.allReduceGbps, m.coresPerNode, output);
   return 0;
 }
 

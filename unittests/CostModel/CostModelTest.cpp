@@ -80,6 +80,32 @@ TEST(CostModel, ProfileDatabaseOverridesTheEstimate) {
   EXPECT_FALSE(model.layerCost(fcLayer(), {{2, 1}}).measured);
 }
 
+// Four processes on two cores: layer times are measured with all four
+// busy. A layer with two tasks has a core per task, twice the speed; one
+// with four tasks runs as measured.
+TEST(CostModel, FewerTasksThanSharedCoresRunFaster) {
+  Machine shared = machine();
+  shared.nodes = 1;
+  shared.devicesPerNode = 4;
+  Machine own = shared;
+  shared.coresPerNode = 2;
+  CostModel sharedModel(shared), ownModel(own);
+  Layer fc = fcLayer();
+  for (auto [degrees, ratio] :
+       std::vector<std::pair<std::vector<int64_t>, double>>{
+           {{1, 1}, 0.5}, {{2, 1}, 0.5}, {{1, 2}, 0.5}, {{4, 1}, 1.0},
+           {{2, 2}, 1.0}}) {
+    ParallelConfig config{degrees};
+    EXPECT_DOUBLE_EQ(sharedModel.layerCost(fc, config).computeMs,
+                     ratio * ownModel.layerCost(fc, config).computeMs)
+        << degrees[0] << "x" << degrees[1];
+  }
+  // Cores enough for every process: nothing changes.
+  shared.coresPerNode = 4;
+  EXPECT_DOUBLE_EQ(CostModel(shared).layerCost(fc, {{1, 1}}).computeMs,
+                   ownModel.layerCost(fc, {{1, 1}}).computeMs);
+}
+
 TEST(CostModel, CorruptProfileDatabaseIsRejected) {
   for (const char *bad :
        {"{", R"({"format": "other", "entries": []})",

@@ -42,6 +42,17 @@ TEST(Machine, ValidFileParses) {
   EXPECT_EQ(m->efficiency, 0.5);
 }
 
+TEST(Machine, CoresPerNodeIsOptionalAndRoundTrips) {
+  EXPECT_EQ(parseMachine(valid, "m.json")->coresPerNode, 0);
+  std::string shared = valid;
+  shared.replace(shared.find("\"latency_us\": 3"), 15,
+                 "\"latency_us\": 3, \"cores_per_node\": 2");
+  llvm::Expected<Machine> m = parseMachine(shared, "m.json");
+  ASSERT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());
+  EXPECT_EQ(m->coresPerNode, 2);
+  EXPECT_EQ(parseMachine(machineToJSON(*m), "x")->coresPerNode, 2);
+}
+
 TEST(Machine, ErrorsNameTheField) {
   std::string s = valid;
   auto with = [&](const std::string &from, const std::string &to) {
@@ -67,6 +78,9 @@ TEST(Machine, ErrorsNameTheField) {
                  "\"latency_us\": 3, \"device_gbps\": 5")
                 .find("field 'device_gbps'"),
             std::string::npos);
+  EXPECT_EQ(with("\"latency_us\": 3", "\"latency_us\": 3, \"cores_per_node\": 0"),
+            "m.json: field 'cores_per_node' must be a positive integer (at "
+            "most 65536)");
   EXPECT_NE(errorOf("{\"name\": ").find("m.json: not valid JSON"),
             std::string::npos);
   EXPECT_EQ(errorOf("[1, 2]"),

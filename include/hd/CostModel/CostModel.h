@@ -76,6 +76,9 @@ public:
 
 private:
   double rooflineMs(double flops, double bytes, bool dense) const;
+  /// How much faster a layer's tiles run than measured when fewer of a
+  /// node's processes share its cores (1 when devices do not share).
+  double coreSharing(const ParallelConfig &config) const;
 
   double analyticComputeMs(const Layer &layer,
                            const ParallelConfig &config) const;

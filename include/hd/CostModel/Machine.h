@@ -39,6 +39,12 @@ struct Machine {
   /// MPI or NCCL algorithm, not necessarily a ring over the links); 0 models
   /// a ring over the links.
   double allReduceGbps = 0;
+  /// Hosts whose devices are processes sharing cores (CPU machines that
+  /// hd-profile calibrate describes): the cores of one node. Layer times
+  /// are then taken as measured with every process of the node busy, and a
+  /// layer with fewer tasks than processes shares the cores with fewer of
+  /// them. 0: every device has its own processor.
+  int64_t coresPerNode = 0;
   /// Optional measured layer times (a profile database file).
   std::string profile;
 

@@ -55,8 +55,10 @@ LayerProfile profileLayer(const LayerProfileRequest &request);
 /// Point-to-point and all-reduce speeds between the MPI processes.
 struct LinkProfile {
   double latencyUs = 0;      // half a small round trip
-  double p2pGbps = 0;        // one direction, large messages
-  double allReduceGbps = 0;  // ring-equivalent bus bandwidth
+  double p2pGbps = 0;        // sent bytes per second of the runtime's
+                             // exchange, data out of cache
+  double allReduceGbps = 0;  // bus bandwidth of the runtime's gradient
+                             // all-reduce, data out of cache
   std::string error;
 };
 

@@ -5,7 +5,8 @@
 // input buffer is the tile's input box (halo included), so the padding a
 // kernel sees is per side and may be asymmetric (a halo replaces padding
 // inside the image). Convolution, pooling, fully-connected and ReLU's
-// backward run on oneDNN; every oneDNN call lives in Kernels.cpp (its v3 API differs).
+// backward run on oneDNN; every oneDNN call lives in Kernels.cpp (its v3
+// API differs).
 //
 //===----------------------------------------------------------------------===//
 
