@@ -13,6 +13,7 @@ keep the input. The exit status is non-zero when anything was found.
 """
 import argparse
 import glob
+import json
 import os
 import platform
 import re
@@ -110,7 +111,29 @@ def finish(run):
         os.makedirs(regressions, exist_ok=True)
         shutil.copy(os.path.join(run["artifacts"], f), regressions)
     run["rc"] = rc
+    with open(os.path.join(run["work"], "history.jsonl"), "a") as h:
+        h.write(json.dumps({k: run[k] for k in (
+            "target", "seconds", "execs", "slowest", "corpus", "found", "rc")},
+            sort_keys=True) + "\n")
     return run
+
+
+def history(fuzz_build):
+    """Every run of every target in this build, summed per target: the
+    corpus carries over from run to run, so they add up to one campaign."""
+    rows = []
+    for target in TARGETS:
+        path = os.path.join(fuzz_build, "fuzz", target, "history.jsonl")
+        if not os.path.exists(path):
+            continue
+        runs = [json.loads(line) for line in open(path)]
+        rows.append(dict(target=target, runs=len(runs),
+                         seconds=sum(r["seconds"] for r in runs),
+                         execs=sum(r["execs"] for r in runs),
+                         slowest=max(r["slowest"] for r in runs),
+                         corpus=runs[-1]["corpus"],
+                         found=sum((r["found"] for r in runs), [])))
+    return rows
 
 
 def main():
@@ -142,13 +165,12 @@ def main():
                 runs.append(finish(run))
                 print("fuzz: %s done: %d executions, %d found" %
                       (run["target"], run["execs"], len(run["found"])), flush=True)
-    runs.sort(key=lambda r: TARGETS.index(r["target"]))
-    lines = ["| target | seconds | executions | executions/s | seeds | corpus "
-             "| slowest input | new findings |", "|---|---|---|---|---|---|---|---|"]
-    for r in runs:
-        lines.append("| %s | %.0f | %d | %.0f | %d | %d | %s | %s |" % (
-            r["target"], r["seconds"], r["execs"], r["execs"] / max(r["seconds"], 1),
-            r["seeds"], r["corpus"],
+    lines = ["| target | runs | seconds | executions | executions/s | corpus "
+             "| slowest input | findings |", "|---|---|---|---|---|---|---|---|"]
+    for r in history(args.fuzz_build):
+        lines.append("| %s | %d | %.0f | %d | %.0f | %d | %s | %s |" % (
+            r["target"], r["runs"], r["seconds"], r["execs"],
+            r["execs"] / max(r["seconds"], 1), r["corpus"],
             "%d s" % r["slowest"] if r["slowest"] else "under 10 s",
             ", ".join(r["found"]) or "none"))
     table = "\n".join(lines)
@@ -161,11 +183,13 @@ def main():
         cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                     if l.startswith("model name")), platform.processor())
         body = ["## Fuzzing", "",
-                "`%s` (`make fuzz` runs it), %d targets at a time on %s "
-                "(%d cores), clang with libFuzzer, AddressSanitizer and "
-                "UndefinedBehaviorSanitizer, %s." % (
-                    " ".join(["scripts/fuzz.py"] + sys.argv[1:]), args.jobs, cpu,
-                    os.cpu_count(), time.strftime("%Y-%m-%d")), "", table]
+                "`make fuzz` (scripts/fuzz.py) on %s (%d cores), clang with "
+                "libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer, %s. "
+                "Totals over every run of this build's corpora (`runs`); runs "
+                "may share the cores with each other, so executions/s is a "
+                "floor. Findings are the inputs saved for a crash, leak, "
+                "timeout or out-of-memory." % (
+                    cpu, os.cpu_count(), time.strftime("%Y-%m-%d")), "", table]
         subprocess.run([sys.executable, os.path.join(ROOT, "bench/results_section.py"),
                         args.results, "fuzz"], input="\n".join(body), text=True,
                        check=True)
