@@ -138,7 +138,11 @@ template <typename Body> double slowestSeconds(int rounds, Body body) {
 /// activation moving from a sample split to a channel split, forward and
 /// backward, on data out of cache. GB/s of the bytes each rank sends.
 double exchangeGbps(int rank, int ranks) {
-  const int64_t shape[4] = {8, 64, 56, 56};
+  // Room for every rank along n and c, however many there are.
+  auto atLeast = [&](int64_t size) {
+    return size * ((ranks + size - 1) / size);
+  };
+  const int64_t shape[4] = {atLeast(8), atLeast(64), 56, 56};
   auto part = [&](int dim, int task) {
     Box b;
     b.rank = 4;
