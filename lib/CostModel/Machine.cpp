@@ -8,6 +8,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
+#include <vector>
 
 using namespace llvm;
 
@@ -87,7 +88,13 @@ Error fieldError(StringRef origin, StringRef field, const Twine &why) {
 
 struct FieldSpec {
   const char *name;
-  double Machine::*number; // null for integer and string fields
+  double Machine::*number;
+  bool required;
+};
+
+struct CountSpec {
+  const char *name;
+  int64_t Machine::*count;
   bool required;
 };
 
@@ -123,27 +130,27 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
       {"device_gbps", &Machine::deviceGbps, false},
       {"allreduce_gbps", &Machine::allReduceGbps, false},
   };
-  static const char *const others[] = {"name", "nodes", "devices_per_node",
-                                       "cores_per_node", "profile"};
+  static const CountSpec counts[] = {
+      {"nodes", &Machine::nodes, true},
+      {"devices_per_node", &Machine::devicesPerNode, true},
+      {"cores_per_node", &Machine::coresPerNode, false},
+  };
+  std::vector<StringRef> fields = {"name", "profile"};
+  for (const FieldSpec &f : numbers)
+    fields.push_back(f.name);
+  for (const CountSpec &f : counts)
+    fields.push_back(f.name);
   // Unknown fields are errors: a typo must not silently fall back to a
   // default.
   for (const auto &kv : *obj) {
     StringRef key = kv.first;
-    bool known = llvm::is_contained(others, key);
-    for (const FieldSpec &f : numbers)
-      known |= key == f.name;
-    if (!known) {
+    if (!llvm::is_contained(fields, key)) {
       std::string hint;
       unsigned best = 3;
-      for (const FieldSpec &f : numbers)
-        if (unsigned d = key.edit_distance(f.name); d < best) {
-          best = d;
-          hint = f.name;
-        }
-      for (const char *f : others)
+      for (StringRef f : fields)
         if (unsigned d = key.edit_distance(f); d < best) {
           best = d;
-          hint = f;
+          hint = f.str();
         }
       return fieldError(origin, key,
                         hint.empty() ? "is unknown"
@@ -157,20 +164,15 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
   if (!name || !name->getAsString() || name->getAsString()->empty())
     return fieldError(origin, "name", "must be a non-empty string");
   m.name = name->getAsString()->str();
-  for (const char *field : {"nodes", "devices_per_node"}) {
-    const json::Value *v = obj->get(field);
+  for (const CountSpec &f : counts) {
+    const json::Value *v = obj->get(f.name);
+    if (!v && !f.required)
+      continue;
     std::optional<int64_t> i = v ? v->getAsInteger() : std::nullopt;
     if (!i || *i < 1 || *i > 1 << 16)
-      return fieldError(origin, field,
+      return fieldError(origin, f.name,
                         "must be a positive integer (at most 65536)");
-    (StringRef(field) == "nodes" ? m.nodes : m.devicesPerNode) = *i;
-  }
-  if (const json::Value *v = obj->get("cores_per_node")) {
-    std::optional<int64_t> i = v->getAsInteger();
-    if (!i || *i < 1 || *i > 1 << 16)
-      return fieldError(origin, "cores_per_node",
-                        "must be a positive integer (at most 65536)");
-    m.coresPerNode = *i;
+    m.*f.count = *i;
   }
   if (m.nodes * m.devicesPerNode > 1 << 16)
     return fieldError(origin, "nodes",
