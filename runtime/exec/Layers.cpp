@@ -10,13 +10,7 @@
 
 #include "Program.h"
 
-#include "hdrt/Random.h"
-#include "hdrt/cpu/Kernels.h"
-#include "hdrt/cpu/TileOps.h"
-
 #include <algorithm>
-#include <cstring>
-#include <limits>
 
 namespace hdrt::exec {
 
@@ -35,18 +29,8 @@ int64_t valuesPerChannel(const Partition &p) {
   return p.shape[0] * (p.rank == 4 ? p.shape[2] * p.shape[3] : 1);
 }
 
-/// Sums `data` over `comm` when it has other members.
-template <typename T>
-void allReduce(MPI_Comm comm, T *data, int64_t count, MPI_Datatype type,
-               MPI_Op op) {
-  int size = 1;
-  if (comm == MPI_COMM_NULL || (MPI_Comm_size(comm, &size), size == 1))
-    return;
-  MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), type, op, comm);
-}
-
-cpu::TileRegion regionOf(const Partition &p, const Box &b) {
-  cpu::TileRegion r;
+TileRegion regionOf(const Partition &p, const Box &b) {
+  TileRegion r;
   r.rank = p.rank;
   for (int d = 0; d < p.rank; ++d) {
     r.shape[d] = p.shape[d];
@@ -92,19 +76,19 @@ void Program::forward(int64_t id) {
     break;
   case Kind::Relu: {
     KernelTimer k(timers_);
-    cpu::reluForward(volume, in.in, l.value.data());
+    device_->reluForward(volume, in.in, l.value.data());
     break;
   }
   case Kind::Add: {
     KernelTimer k(timers_);
-    cpu::add(volume, in.in, l.inputs[1]->in, l.value.data());
+    device_->add(volume, in.in, l.inputs[1]->in, l.value.data());
     break;
   }
   case Kind::Dropout: {
     KernelTimer k(timers_);
-    cpu::dropout(regionOf(l.out, l.tile), options_.seed,
-                 streamOf(kDropout, step_, l.id), float(l.float0), in.in,
-                 l.value.data());
+    device_->dropout(regionOf(l.out, l.tile), options_.seed,
+                     streamOf(kDropout, step_, l.id), float(l.float0), in.in,
+                     l.value.data());
     break;
   }
   }
@@ -142,20 +126,20 @@ void Program::backward(int64_t id) {
   case Kind::Relu:
     if (in.dIn) {
       KernelTimer k(timers_);
-      cpu::reluBackward(volume, in.in, l.grad.data(), in.dIn);
+      device_->reluBackward(volume, in.in, l.grad.data(), in.dIn);
     }
     break;
   case Kind::Add:
     for (Edge *e : l.inputs)
       if (e->dIn)
-        std::memcpy(e->dIn, l.grad.data(), volume * sizeof(float));
+        device_->copyRows(e->dIn, volume, l.grad.data(), volume, 1, volume);
     break;
   case Kind::Dropout:
     if (in.dIn) {
       KernelTimer k(timers_);
-      cpu::dropout(regionOf(l.out, l.tile), options_.seed,
-                   streamOf(kDropout, step_, l.id), float(l.float0),
-                   l.grad.data(), in.dIn);
+      device_->dropout(regionOf(l.out, l.tile), options_.seed,
+                       streamOf(kDropout, step_, l.id), float(l.float0),
+                       l.grad.data(), in.dIn);
     }
     break;
   }
@@ -175,13 +159,12 @@ void Program::forwardConv(Layer &l) {
   KernelTimer k(timers_);
   const float *bias = l.params.size() > 1 ? l.params[1].value.data() : nullptr;
   if (readsNothing(l)) {
-    int64_t plane = spatial(l.tile), channels = extent(l.tile, 1);
-    for (int64_t i = 0; i < int64_t(l.value.size()); ++i)
-      l.value[i] = bias ? bias[(i / plane) % channels] : 0.0f;
+    device_->fillChannels(extent(l.tile, 0), extent(l.tile, 1),
+                          spatial(l.tile), bias, l.value.data());
     return;
   }
-  cpu::conv2dForward(l.conv.shape, l.inputs[0]->in, l.params[0].value.data(),
-                     bias, l.value.data());
+  device_->conv2dForward(l.conv.shape, l.inputs[0]->in,
+                         l.params[0].value.data(), bias, l.value.data());
 }
 
 void Program::backwardConv(Layer &l) {
@@ -189,28 +172,26 @@ void Program::backwardConv(Layer &l) {
   Edge &in = *l.inputs[0];
   float *dBias = l.params.size() > 1 ? l.params[1].grad.data() : nullptr;
   if (readsNothing(l)) {
-    std::fill(l.params[0].grad.begin(), l.params[0].grad.end(), 0.0f);
-    if (dBias) {
-      int64_t plane = spatial(l.tile), channels = extent(l.tile, 1);
-      std::fill(dBias, dBias + channels, 0.0f);
-      for (int64_t i = 0; i < int64_t(l.grad.size()); ++i)
-        dBias[(i / plane) % channels] += l.grad[i];
-    }
+    device_->fill(l.params[0].grad.data(), l.params[0].grad.size(), 0.0f);
+    if (dBias)
+      device_->sumChannels(extent(l.tile, 0), extent(l.tile, 1),
+                           spatial(l.tile), l.grad.data(), dBias);
     return;
   }
-  cpu::conv2dBackwardWeights(l.conv.shape, in.in, l.grad.data(),
-                             l.params[0].grad.data(), dBias);
+  device_->conv2dBackwardWeights(l.conv.shape, in.in, l.grad.data(),
+                                 l.params[0].grad.data(), dBias);
   if (in.dIn) // The first layer has no input gradient to compute.
-    cpu::conv2dBackwardData(l.conv.shape, l.grad.data(),
-                            l.params[0].value.data(), in.dIn);
+    device_->conv2dBackwardData(l.conv.shape, l.grad.data(),
+                                l.params[0].value.data(), in.dIn);
 }
 
 void Program::forwardLinear(Layer &l) {
   KernelTimer k(timers_);
   Edge &in = *l.inputs[0];
   const float *bias = l.params.size() > 1 ? l.params[1].value.data() : nullptr;
-  cpu::linearForward(extent(l.tile, 0), extent(in.box, 1), extent(l.tile, 1),
-                     in.in, l.params[0].value.data(), bias, l.value.data());
+  device_->linearForward(extent(l.tile, 0), extent(in.box, 1),
+                         extent(l.tile, 1), in.in, l.params[0].value.data(),
+                         bias, l.value.data());
 }
 
 void Program::backwardLinear(Layer &l) {
@@ -218,18 +199,18 @@ void Program::backwardLinear(Layer &l) {
   Edge &in = *l.inputs[0];
   int64_t n = extent(l.tile, 0), f = extent(in.box, 1), c = extent(l.tile, 1);
   float *dBias = l.params.size() > 1 ? l.params[1].grad.data() : nullptr;
-  cpu::linearBackwardWeights(n, f, c, in.in, l.grad.data(),
-                             l.params[0].grad.data(), dBias);
+  device_->linearBackwardWeights(n, f, c, in.in, l.grad.data(),
+                                 l.params[0].grad.data(), dBias);
   // With a channel split this is the tile's part of the input gradient; the
   // reversed transfer sums the parts.
   if (in.dIn)
-    cpu::linearBackwardData(n, f, c, l.grad.data(), l.params[0].value.data(),
-                            in.dIn);
+    device_->linearBackwardData(n, f, c, l.grad.data(),
+                                l.params[0].value.data(), in.dIn);
 }
 
 void Program::forwardPool(Layer &l) {
   KernelTimer k(timers_);
-  cpu::pool2dForward(l.pool.shape, l.inputs[0]->in, l.value.data());
+  device_->pool2dForward(l.pool.shape, l.inputs[0]->in, l.value.data());
 }
 
 void Program::backwardPool(Layer &l) {
@@ -237,7 +218,7 @@ void Program::backwardPool(Layer &l) {
   if (!in.dIn)
     return;
   KernelTimer k(timers_);
-  cpu::pool2dBackward(l.pool.shape, in.in, l.grad.data(), in.dIn);
+  device_->pool2dBackward(l.pool.shape, in.in, l.grad.data(), in.dIn);
 }
 
 //===----------------------------------------------------------------------===//
@@ -247,56 +228,51 @@ void Program::backwardPool(Layer &l) {
 void Program::forwardBatchNorm(Layer &l) {
   const Box &t = l.tile;
   int64_t n = extent(t, 0), c = extent(t, 1), hw = spatial(t);
-  int64_t count = valuesPerChannel(l.out);
-  std::vector<double> sums(2 * c, 0.0);
   const float *x = l.inputs[0]->in;
   {
     KernelTimer k(timers_);
-    cpu::batchNormPartialSums(n, c, hw, x, sums.data(), sums.data() + c);
+    device_->batchNormPartialSums(n, c, hw, x, l.sums.data());
   }
-  {
-    Charge sync(timers_, Category::Sync);
-    allReduce(l.statsComm, sums.data(), 2 * c, MPI_DOUBLE, MPI_SUM);
-  }
+  syncStatistics(l, l.sums.data(), 2 * c, ElementType::F64, ReduceOp::Sum);
   KernelTimer k(timers_);
-  l.mean.resize(c);
-  l.invStd.resize(c);
-  cpu::batchNormStatistics(c, count, l.float0, sums.data(), sums.data() + c,
-                           l.mean.data(), l.invStd.data());
-  cpu::batchNormForward(n, c, hw, x, l.mean.data(), l.invStd.data(),
-                        l.params[0].value.data(), l.params[1].value.data(),
-                        l.value.data());
+  device_->batchNormStatistics(c, valuesPerChannel(l.out), l.float0,
+                               l.sums.data(), l.mean.data(), l.invStd.data());
+  device_->batchNormForward(n, c, hw, x, l.mean.data(), l.invStd.data(),
+                            l.params[0].value.data(),
+                            l.params[1].value.data(), l.value.data());
 }
 
 void Program::backwardBatchNorm(Layer &l) {
   const Box &t = l.tile;
   int64_t n = extent(t, 0), c = extent(t, 1), hw = spatial(t);
-  int64_t count = valuesPerChannel(l.out);
   Edge &in = *l.inputs[0];
-  std::vector<double> sums(2 * c, 0.0);
   {
     KernelTimer k(timers_);
-    cpu::batchNormBackwardPartialSums(n, c, hw, in.in, l.grad.data(),
-                                      l.mean.data(), l.invStd.data(),
-                                      sums.data(), sums.data() + c);
-  }
-  // This tile's share of the scale and shift gradients; the gradient sync
-  // sums the replicas' shares.
-  for (int64_t ch = 0; ch < c; ++ch) {
-    l.params[0].grad[ch] = static_cast<float>(sums[c + ch]);
-    l.params[1].grad[ch] = static_cast<float>(sums[ch]);
+    device_->batchNormBackwardPartialSums(n, c, hw, in.in, l.grad.data(),
+                                          l.mean.data(), l.invStd.data(),
+                                          l.sums.data());
+    // This tile's share of the scale and shift gradients; the gradient
+    // sync sums the replicas' shares.
+    device_->batchNormParamGrads(c, l.sums.data(), l.params[0].grad.data(),
+                                 l.params[1].grad.data());
   }
   if (!in.dIn)
     return;
-  {
-    Charge sync(timers_, Category::Sync);
-    allReduce(l.statsComm, sums.data(), 2 * c, MPI_DOUBLE, MPI_SUM);
-  }
+  syncStatistics(l, l.sums.data(), 2 * c, ElementType::F64, ReduceOp::Sum);
   KernelTimer k(timers_);
-  cpu::batchNormBackwardData(n, c, hw, count, in.in, l.grad.data(),
-                             l.mean.data(), l.invStd.data(),
-                             l.params[0].value.data(), sums.data(),
-                             sums.data() + c, in.dIn);
+  device_->batchNormBackwardData(n, c, hw, valuesPerChannel(l.out), in.in,
+                                 l.grad.data(), l.mean.data(),
+                                 l.invStd.data(), l.params[0].value.data(),
+                                 l.sums.data(), in.dIn);
+}
+
+/// Combines a layer's partial statistics with the tasks that share them.
+void Program::syncStatistics(Layer &l, void *data, int64_t count,
+                             ElementType type, ReduceOp op) {
+  Charge sync(timers_, Category::Sync);
+  if (int rc = device_->allReduce(l.statsComm, data, count, type, op))
+    throw Error("error " + std::to_string(rc) +
+                " combining the statistics of '" + l.name + "'");
 }
 
 //===----------------------------------------------------------------------===//
@@ -320,7 +296,7 @@ void Program::forwardConcat(Layer &l) {
   for (Edge *e : l.inputs)
     if (e->hasBox) {
       Box b = inOutput(*e);
-      copyRegion(e->in, b, l.value.data(), l.tile, b);
+      device_->copyRegion(e->in, b, l.value.data(), l.tile, b);
     }
 }
 
@@ -329,7 +305,7 @@ void Program::backwardConcat(Layer &l) {
   for (Edge *e : l.inputs)
     if (e->hasBox && e->dIn) {
       Box b = inOutput(*e);
-      copyRegion(l.grad.data(), l.tile, e->dIn, b, b);
+      device_->copyRegion(l.grad.data(), l.tile, e->dIn, b, b);
     }
 }
 
@@ -355,9 +331,8 @@ void Program::forwardFlatten(Layer &l) {
   KernelTimer k(timers_);
   Edge &in = *l.inputs[0];
   FlattenRows r(l, in);
-  for (int64_t s = 0; s < r.samples; ++s)
-    std::memcpy(l.value.data() + s * r.features, in.in + s * r.rowIn + r.skip,
-                r.features * sizeof(float));
+  device_->copyRows(l.value.data(), r.features, in.in + r.skip, r.rowIn,
+                    r.samples, r.features);
 }
 
 void Program::backwardFlatten(Layer &l) {
@@ -366,10 +341,9 @@ void Program::backwardFlatten(Layer &l) {
     return;
   KernelTimer k(timers_);
   FlattenRows r(l, in);
-  std::fill(in.dIn, in.dIn + in.box.volume(), 0.0f);
-  for (int64_t s = 0; s < r.samples; ++s)
-    std::memcpy(in.dIn + s * r.rowIn + r.skip, l.grad.data() + s * r.features,
-                r.features * sizeof(float));
+  device_->fill(in.dIn, in.box.volume(), 0.0f);
+  device_->copyRows(in.dIn + r.skip, r.rowIn, l.grad.data(), r.features,
+                    r.samples, r.features);
 }
 
 //===----------------------------------------------------------------------===//
@@ -386,27 +360,19 @@ void Program::forwardLoss(Layer &l) {
                 " of sample " + std::to_string(l.tile.lo[0] + bad) +
                 " at step " + std::to_string(step_ + 1) +
                 " is outside the " + std::to_string(classes) + " classes");
-  l.max.assign(n, -std::numeric_limits<float>::infinity());
-  l.sum.assign(n, 0.0);
   {
     KernelTimer kt(timers_);
-    cpu::softmaxPartialMax(n, k, logits.in, l.max.data());
+    device_->softmaxPartialMax(n, k, logits.in, l.max.data());
   }
-  {
-    Charge sync(timers_, Category::Sync);
-    allReduce(l.statsComm, l.max.data(), n, MPI_FLOAT, MPI_MAX);
-  }
+  syncStatistics(l, l.max.data(), n, ElementType::F32, ReduceOp::Max);
   {
     KernelTimer kt(timers_);
-    cpu::softmaxPartialSum(n, k, logits.in, l.max.data(), l.sum.data());
+    device_->softmaxPartialSum(n, k, logits.in, l.max.data(), l.sum.data());
   }
-  {
-    Charge sync(timers_, Category::Sync);
-    allReduce(l.statsComm, l.sum.data(), n, MPI_DOUBLE, MPI_SUM);
-  }
+  syncStatistics(l, l.sum.data(), n, ElementType::F64, ReduceOp::Sum);
   KernelTimer kt(timers_);
-  l.partialLoss = cpu::softmaxCrossEntropyPartialLoss(
-      n, k, l.tile.lo[1], logits.in, labels.labels.data(), l.max.data(),
+  l.partialLoss = device_->softmaxCrossEntropyPartialLoss(
+      n, k, l.tile.lo[1], logits.in, labels.deviceLabels.data(), l.max.data(),
       l.sum.data());
 }
 
@@ -415,9 +381,9 @@ void Program::backwardLoss(Layer &l) {
   if (!logits.dIn) // logits straight from the images: nothing to train
     return;
   KernelTimer kt(timers_);
-  cpu::softmaxCrossEntropyBackward(
+  device_->softmaxCrossEntropyBackward(
       extent(l.tile, 0), extent(l.tile, 1), l.tile.lo[1], batch_, logits.in,
-      labels.labels.data(), l.max.data(), l.sum.data(), logits.dIn);
+      labels.deviceLabels.data(), l.max.data(), l.sum.data(), logits.dIn);
 }
 
 } // namespace hdrt::exec

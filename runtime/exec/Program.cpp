@@ -81,9 +81,14 @@ Box Partition::tile(int64_t task) const {
 
 Program::Program(Options options, int64_t devices, std::string modelName,
                  std::string modelHash)
-    : options_(std::move(options)), devices_(devices),
+    : options_(std::move(options)), device_(makeDevice()), devices_(devices),
       modelName_(std::move(modelName)), modelHash_(std::move(modelHash)) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  // Per-category times of an asynchronous device need waits at every
+  // boundary; only runs that report them pay for those.
+  if (!device_->hostAccessible() &&
+      (!options_.metrics.empty() || !options_.trace.empty()))
+    timers_.fenced = device_.get();
 }
 
 Layer &Program::layer(int64_t id) {
@@ -369,8 +374,19 @@ void Program::prepareLayer(Layer &l) {
   }
 
   if (l.task >= 0 && l.kind != Kind::SoftmaxCrossEntropy) {
-    l.value.assign(l.tile.volume(), 0.0f);
-    l.grad.assign(l.tile.volume(), 0.0f);
+    l.value.assign(*device_, l.tile.volume());
+    l.grad.assign(*device_, l.tile.volume());
+  }
+  if (l.task >= 0 && l.kind == Kind::BatchNorm) {
+    int64_t c = l.tile.hi[1] - l.tile.lo[1];
+    l.sums.assign(*device_, 2 * c);
+    l.mean.assign(*device_, c);
+    l.invStd.assign(*device_, c);
+  }
+  if (l.task >= 0 && l.kind == Kind::SoftmaxCrossEntropy) {
+    int64_t n = l.tile.hi[0] - l.tile.lo[0];
+    l.max.assign(*device_, n);
+    l.sum.assign(*device_, n);
   }
   if (paramChannels) {
     // A shard is this task's output channels; replicas along n, h and w
@@ -395,9 +411,9 @@ void Program::prepareLayer(Layer &l) {
           p.box.hi[d] = p.shape[d];
         p.box.lo[0] = c0;
         p.box.hi[0] = c1;
-        p.value.assign(p.box.volume(), 0.0f);
-        p.grad.assign(p.box.volume(), 0.0f);
-        p.velocity.assign(p.box.volume(), 0.0f);
+        p.value.assign(*device_, p.box.volume());
+        p.grad.assign(*device_, p.box.volume());
+        p.velocity.assign(*device_, p.box.volume());
       }
       p.writes = first;
     };
@@ -441,10 +457,12 @@ void Program::initParams(Layer &l) {
       bound = 1.0f / std::sqrt(float(fanIn));
     uint64_t stream = streamOf(kWeights, l.id, i);
     int64_t first = p.box.lo[0] * row;
-    for (size_t j = 0; j < p.value.size(); ++j)
-      p.value[j] =
+    std::vector<float> host(size_t(p.value.size()));
+    for (size_t j = 0; j < host.size(); ++j)
+      host[j] =
           offset +
           bound * (2.0f * uniform(options_.seed, stream, first + j) - 1.0f);
+    p.value.upload(host.data());
   }
 }
 
@@ -522,13 +540,14 @@ void Program::prepareEdge(Edge &e) {
     return;
   if (e.producer == HDRT_LABELS) {
     e.labels.assign(b.volume(), 0);
+    e.deviceLabels.assign(*device_, b.volume());
     return;
   }
   if (e.producer == HDRT_IMAGES) {
-    e.inStorage.assign(b.volume(), 0.0f);
+    e.inStorage.assign(*device_, b.volume());
     e.in = e.inStorage.data();
     if (e.wantsGradient) {
-      e.dInStorage.assign(b.volume(), 0.0f);
+      e.dInStorage.assign(*device_, b.volume());
       e.dIn = e.dInStorage.data();
     }
     return;
@@ -542,8 +561,8 @@ void Program::prepareEdge(Edge &e) {
     e.in = p.value.data();
     e.dIn = p.grad.data();
   } else {
-    e.inStorage.assign(b.volume(), 0.0f);
-    e.dInStorage.assign(b.volume(), 0.0f);
+    e.inStorage.assign(*device_, b.volume());
+    e.dInStorage.assign(*device_, b.volume());
     e.in = e.inStorage.data();
     e.dIn = e.dInStorage.data();
   }
@@ -614,7 +633,7 @@ void Program::stepInputs(int64_t step) {
     if (e.hasBox && e.producer < 0 && !e.wantsGradient)
       fillInput(e, step);
   for (Layer &l : layers_)
-    std::fill(l.grad.begin(), l.grad.end(), 0.0f);
+    device_->fill(l.grad.data(), l.grad.size(), 0.0f);
 }
 
 /// Synthetic data that can be learned: sample n of step s has a uniform
@@ -629,23 +648,36 @@ int64_t Program::syntheticLabel(int64_t step, int64_t sample) const {
 void Program::fillInput(Edge &e, int64_t step) {
   const Box &b = e.box;
   if (e.producer == HDRT_LABELS) {
-    if (!options_.data.empty()) {
+    if (!options_.data.empty())
       readLabels(options_.data, layers_.front().inputs[0]->source, step, b,
                  e.labels.data());
-      return;
-    }
-    for (int64_t n = b.lo[0]; n < b.hi[0]; ++n)
-      e.labels[n - b.lo[0]] = static_cast<int32_t>(syntheticLabel(step, n));
+    else
+      for (int64_t n = b.lo[0]; n < b.hi[0]; ++n)
+        e.labels[n - b.lo[0]] = static_cast<int32_t>(syntheticLabel(step, n));
+    e.deviceLabels.upload(e.labels.data());
     return;
   }
-  if (!options_.data.empty()) {
-    readImages(options_.data, e.source, step, b, e.in);
-    return;
+  // Images are made on the host: in place when the device is the host,
+  // else in a staging buffer copied over once.
+  std::vector<float> staging;
+  float *out = e.in;
+  if (!device_->hostAccessible()) {
+    staging.resize(size_t(b.volume()));
+    out = staging.data();
   }
+  if (!options_.data.empty())
+    readImages(options_.data, e.source, step, b, out);
+  else
+    syntheticImages(e, step, out);
+  if (!staging.empty())
+    e.inStorage.upload(staging.data());
+}
+
+void Program::syntheticImages(const Edge &e, int64_t step, float *out) const {
+  const Box &b = e.box;
   uint64_t noise = streamOf(kImages, step), prototypes = streamOf(kPrototypes, 0);
   const int64_t *s = e.source.shape;
   int64_t sample = s[1] * s[2] * s[3];
-  float *out = e.in;
   for (int64_t n = b.lo[0]; n < b.hi[0]; ++n) {
     int64_t label = syntheticLabel(step, n);
     for (int64_t c = b.lo[1]; c < b.hi[1]; ++c)
@@ -667,23 +699,26 @@ void Program::fillForProfile() {
     if (e.hasBox && e.producer < 0 && e.wantsGradient)
       fillInput(e, 0);
   stepInputs(0);
-  for (Layer &l : layers_)
-    for (size_t i = 0; i < l.grad.size(); ++i)
-      l.grad[i] = 2.0f * uniform(options_.seed, streamOf(kImages, 1), i) - 1.0f;
+  for (Layer &l : layers_) {
+    std::vector<float> host(size_t(l.grad.size()));
+    for (size_t i = 0; i < host.size(); ++i)
+      host[i] = 2.0f * uniform(options_.seed, streamOf(kImages, 1), i) - 1.0f;
+    l.grad.upload(host.data());
+  }
 }
 
 void Program::gatherLocal(Edge &e) {
   if (!e.hasBox || e.aliased || e.explicitTransfer || e.producer < 0)
     return;
   const Layer &p = layers_[e.producer];
-  copyRegion(p.value.data(), p.tile, e.in, e.box, e.box);
+  device_->copyRegion(p.value.data(), p.tile, e.in, e.box, e.box);
 }
 
 void Program::scatterLocal(Edge &e) {
   if (!e.hasBox || e.aliased || e.explicitTransfer || e.producer < 0)
     return;
   Layer &p = layers_[e.producer];
-  addRegion(e.dIn, e.box, p.grad.data(), p.tile, e.box);
+  device_->addRegion(e.dIn, e.box, p.grad.data(), p.tile, e.box);
 }
 
 void Program::transferForward(int64_t id) {
@@ -694,9 +729,9 @@ void Program::transferForward(int64_t id) {
     throw Error("edge " + std::to_string(id) + " is not a transfer");
   mpi::Side side{p->task >= 0 ? &p->tile : nullptr,
                  e.hasBox ? &e.box : nullptr};
-  if (int rc = mpi::exchangeForward(MPI_COMM_WORLD, e.plan, side,
-                                    p->value.data(), e.in))
-    throw Error("MPI error " + std::to_string(rc) + " in the transfer '" +
+  if (int rc = device_->exchangeForward(MPI_COMM_WORLD, e.plan, side,
+                                       p->value.data(), e.in))
+    throw Error("error " + std::to_string(rc) + " in the transfer '" +
                 p->name + " -> " + e.consumer->name + "'");
 }
 
@@ -708,9 +743,9 @@ void Program::transferBackward(int64_t id) {
     throw Error("edge " + std::to_string(id) + " is not a transfer");
   mpi::Side side{p->task >= 0 ? &p->tile : nullptr,
                  e.hasBox ? &e.box : nullptr};
-  if (int rc = mpi::exchangeBackward(MPI_COMM_WORLD, e.plan, side,
-                                     p->grad.data(), e.dIn))
-    throw Error("MPI error " + std::to_string(rc) +
+  if (int rc = device_->exchangeBackward(MPI_COMM_WORLD, e.plan, side,
+                                        p->grad.data(), e.dIn))
+    throw Error("error " + std::to_string(rc) +
                 " in the backward transfer '" + p->name + " -> " +
                 e.consumer->name + "'");
 }
@@ -723,9 +758,9 @@ void Program::gradSync(int64_t id) {
   if (l.gradComm == MPI_COMM_SELF || l.task < 0)
     return;
   for (Param &p : l.params)
-    if (int rc = mpi::allReduceSum(l.gradComm, p.grad.data(),
-                                   static_cast<int64_t>(p.grad.size())))
-      throw Error("MPI error " + std::to_string(rc) +
+    if (int rc = device_->allReduce(l.gradComm, p.grad.data(), p.grad.size(),
+                                    ElementType::F32, ReduceOp::Sum))
+      throw Error("error " + std::to_string(rc) +
                   " in the gradient sync of '" + l.name + "'");
 }
 
@@ -736,9 +771,9 @@ void Program::sgdUpdate(int64_t id) {
     return;
   KernelTimer kernel(timers_);
   for (Param &p : l.params)
-    cpu::sgdMomentum(static_cast<int64_t>(p.value.size()), float(options_.lr),
-                     float(options_.momentum), float(options_.weightDecay),
-                     p.value.data(), p.grad.data(), p.velocity.data());
+    device_->sgdMomentum(p.value.size(), float(options_.lr),
+                         float(options_.momentum), float(options_.weightDecay),
+                         p.value.data(), p.grad.data(), p.velocity.data());
 }
 
 void Program::stepEnd(int64_t step) {
@@ -778,17 +813,6 @@ void Program::stepEnd(int64_t step) {
     checkpoint(step + 1);
 }
 
-namespace {
-
-bool allFinite(const float *data, size_t count) {
-  for (size_t i = 0; i < count; ++i)
-    if (!std::isfinite(data[i]))
-      return false;
-  return true;
-}
-
-} // namespace
-
 /// Collective. Where this step's forward pass first produced a NaN or an
 /// infinity, in program order: the images a layer reads, or a layer's
 /// output. Every rank checks its own tiles, and the earliest wins.
@@ -798,10 +822,10 @@ std::string Program::firstNonFinite() {
     const Layer &l = layers_[i];
     for (const Edge *e : l.inputs)
       if (e->producer == HDRT_IMAGES && e->hasBox && e->in &&
-          !allFinite(e->in, size_t(e->box.volume())))
+          !device_->allFinite(e->in, e->box.volume()))
         mine = 2 * int64_t(i);
     if (mine == INT64_MAX && l.task >= 0 &&
-        !allFinite(l.value.data(), l.value.size()))
+        !device_->allFinite(l.value.data(), l.value.size()))
       mine = 2 * int64_t(i) + 1;
   }
   int64_t first = INT64_MAX;
@@ -817,29 +841,31 @@ std::string Program::firstNonFinite() {
 // Checkpoints
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-std::vector<mpi::Shard> shardsOf(std::deque<Layer> &layers) {
+/// Checkpoints hold values and momentum: host copies of every shard, in
+/// `host` (two vectors per parameter), which `shards` point into.
+std::vector<mpi::Shard>
+Program::stageShards(std::vector<std::vector<float>> &host, bool download) {
   std::vector<mpi::Shard> shards;
-  for (Layer &l : layers)
+  for (Layer &l : layers_)
     for (Param &p : l.params)
       for (int velocity = 0; velocity < 2; ++velocity) {
+        const Buffer<float> &buffer = velocity ? p.velocity : p.value;
+        std::vector<float> &copy = host.emplace_back(size_t(buffer.size()));
+        if (download)
+          buffer.download(copy.data());
         mpi::Shard &s = shards.emplace_back();
         s.name = p.name + (velocity ? ".momentum" : "");
         s.shape = p.shape;
         s.box = p.box;
-        s.data = p.value.empty()
-                     ? nullptr
-                     : (velocity ? p.velocity.data() : p.value.data());
+        s.data = buffer.empty() ? nullptr : copy.data();
         s.writes = p.writes;
       }
   return shards;
 }
 
-} // namespace
-
 void Program::checkpoint(int64_t step) {
-  std::vector<mpi::Shard> shards = shardsOf(layers_);
+  std::vector<std::vector<float>> host;
+  std::vector<mpi::Shard> shards = stageShards(host, /*download=*/true);
   std::string error;
   if (!mpi::writeCheckpoint(MPI_COMM_WORLD, options_.checkpoint, modelHash_,
                             step, shards, error))
@@ -848,12 +874,19 @@ void Program::checkpoint(int64_t step) {
 }
 
 void Program::resume() {
-  std::vector<mpi::Shard> shards = shardsOf(layers_);
+  std::vector<std::vector<float>> host;
+  std::vector<mpi::Shard> shards = stageShards(host, /*download=*/false);
   std::string error;
   int64_t step = 0;
   if (!mpi::readCheckpoint(MPI_COMM_WORLD, options_.checkpoint, modelHash_,
                            step, shards, error))
     throw CollectiveError("cannot resume: " + error);
+  size_t next = 0;
+  for (Layer &l : layers_)
+    for (Param &p : l.params) {
+      p.value.upload(host[next++].data());
+      p.velocity.upload(host[next++].data());
+    }
   firstStep_ = lastCheckpoint_ = step;
   if (rank_ == 0 && !options_.quiet)
     std::printf("resumed from %s/checkpoint.hd at step %lld\n",

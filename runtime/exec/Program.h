@@ -15,12 +15,15 @@
 #include "Timers.h"
 
 #include "hdrt/Box.h"
+#include "hdrt/Device.h"
 #include "hdrt/cpu/WindowTiles.h"
+#include "hdrt/mpi/Checkpoint.h"
 #include "hdrt/mpi/Exchange.h"
 
 #include <mpi.h>
 
 #include <deque>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -79,12 +82,12 @@ struct Partition {
 };
 
 /// One parameter tensor's shard on this rank, with its gradient and the
-/// optimizer's velocity.
+/// optimizer's velocity, in device memory.
 struct Param {
   std::string name;             // "<layer>.weight", ...
   std::vector<int64_t> shape;   // global
   Box box;                      // this rank's shard (rank 0 when none)
-  std::vector<float> value, grad, velocity;
+  Buffer<float> value, grad, velocity;
   bool writes = false;          // this rank checkpoints its shard
 };
 
@@ -100,10 +103,10 @@ struct Layer {
   std::vector<Edge *> inputs; // by operand
   int consumers = 0;          // edges reading this layer's output
 
-  // This rank's task, if any.
+  // This rank's task, if any, and its tensors in device memory.
   int64_t task = -1;
   Box tile;
-  std::vector<float> value, grad;
+  Buffer<float> value, grad;
   std::vector<Param> params;
   MPI_Comm gradComm = MPI_COMM_NULL;  // replica group of the parameters
   MPI_Comm statsComm = MPI_COMM_NULL; // batch norm: tasks sharing channels;
@@ -112,11 +115,13 @@ struct Layer {
   // Window layers' geometry on this task.
   cpu::ConvTile conv;
   cpu::PoolTile pool;
-  // Batch norm: statistics of the current step.
-  std::vector<float> mean, invStd;
+  // Batch norm: per-channel sums (2c) and the statistics of the current
+  // step.
+  Buffer<double> sums;
+  Buffer<float> mean, invStd;
   // Softmax: per-sample max and sum of exponentials; the tile's loss.
-  std::vector<float> max;
-  std::vector<double> sum;
+  Buffer<float> max;
+  Buffer<double> sum;
   double partialLoss = 0;
 };
 
@@ -137,12 +142,14 @@ struct Edge {
 
   // The consumer task's input box on this rank, and its buffers. `in` and
   // `dIn` point into the producer's tile when the box is exactly that tile
-  // and this edge is its only reader.
+  // and this edge is its only reader. Labels are read on the host, checked,
+  // then copied to the device.
   bool hasBox = false;
   Box box;
   bool aliased = false;
-  std::vector<float> inStorage, dInStorage;
+  Buffer<float> inStorage, dInStorage;
   std::vector<int32_t> labels;
+  Buffer<int32_t> deviceLabels;
   float *in = nullptr, *dIn = nullptr;
 };
 
@@ -203,9 +210,14 @@ private:
   void initParams(Layer &l);
   int64_t syntheticLabel(int64_t step, int64_t sample) const;
   void fillInput(Edge &e, int64_t step);
+  void syntheticImages(const Edge &e, int64_t step, float *out) const;
   void gatherLocal(Edge &e);
   void scatterLocal(Edge &e);
   std::string firstNonFinite();
+  /// The checkpoint's view of the parameters: host copies of each shard's
+  /// values and momentum (downloaded when `download`).
+  std::vector<mpi::Shard> stageShards(std::vector<std::vector<float>> &host,
+                                      bool download);
   void checkpoint(int64_t step);
   void resume();
   void writeMetrics() const;
@@ -226,8 +238,11 @@ private:
   void backwardFlatten(Layer &l);
   void forwardLoss(Layer &l);
   void backwardLoss(Layer &l);
+  void syncStatistics(Layer &l, void *data, int64_t count, ElementType type,
+                      ReduceOp op);
 
   Options options_;
+  std::unique_ptr<Device> device_;
   int64_t devices_;
   std::string modelName_, modelHash_;
   int rank_ = 0;

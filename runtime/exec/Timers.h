@@ -11,6 +11,8 @@
 #ifndef HDRT_EXEC_TIMERS_H
 #define HDRT_EXEC_TIMERS_H
 
+#include "hdrt/Device.h"
+
 #include <mpi.h>
 
 #include <string>
@@ -37,6 +39,10 @@ struct Span {
 
 class Timers {
 public:
+  /// A device whose work runs asynchronously is waited for at every
+  /// boundary between charges, so that its time lands in the right one;
+  /// null: time what the host spends issuing the work.
+  Device *fenced = nullptr;
   /// Spans of the traced step (`--trace`), when tracing.
   bool tracing = false;
   double origin = 0;
@@ -44,6 +50,8 @@ public:
 
   /// Charges the time since the last switch to the current category.
   Category switchTo(Category next) {
+    if (fenced)
+      fenced->fence();
     double now = MPI_Wtime();
     totals_.seconds[static_cast<int>(current_)] += now - since_;
     since_ = now;
@@ -78,7 +86,7 @@ public:
       start_ = MPI_Wtime();
   }
   ~Charge() {
-    timers_.switchTo(previous_);
+    timers_.switchTo(previous_); // fences first
     if (timers_.tracing && name_)
       timers_.spans.push_back({*name_ + what_, category_,
                                start_ - timers_.origin,
@@ -96,8 +104,16 @@ private:
 /// Times one kernel call.
 class KernelTimer {
 public:
-  explicit KernelTimer(Timers &timers) : timers_(timers), start_(MPI_Wtime()) {}
-  ~KernelTimer() { timers_.addKernel(MPI_Wtime() - start_); }
+  explicit KernelTimer(Timers &timers) : timers_(timers) {
+    if (timers_.fenced)
+      timers_.fenced->fence();
+    start_ = MPI_Wtime();
+  }
+  ~KernelTimer() {
+    if (timers_.fenced)
+      timers_.fenced->fence();
+    timers_.addKernel(MPI_Wtime() - start_);
+  }
 
 private:
   Timers &timers_;

@@ -1,0 +1,237 @@
+//===- Device.h - where a rank's tensors live and its kernels run -*- C++ -*-===//
+//
+// One rank drives one device: the host's cores (oneDNN kernels, MPI
+// messages) or a GPU (cuDNN, cuBLAS, NCCL). The executor (exec/) keeps the
+// program's structure on the host and asks its Device for every operation
+// on tensor data, so the step, the transfer plans, the replica groups and
+// the checkpoints are the same code on every backend.
+//
+// Every float, double and int32 pointer a Device method takes is device
+// memory from allocate(), unless its name says host. Work may run
+// asynchronously; fence() waits for all of it, and methods that return a
+// value to the host (allFinite, the loss) wait themselves.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HDRT_DEVICE_H
+#define HDRT_DEVICE_H
+
+#include "hdrt/Box.h"
+#include "hdrt/cpu/Kernels.h"
+#include "hdrt/cpu/TileOps.h"
+#include "hdrt/mpi/Exchange.h"
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hdrt {
+
+// The kernels' geometry is the same on every backend.
+using cpu::Conv2dShape;
+using cpu::Pool2dShape;
+using cpu::TileRegion;
+using cpu::Window2d;
+
+/// An error of the device or its libraries; the message names the call.
+struct DeviceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class ReduceOp { Sum, Max };
+enum class ElementType { F32, F64 };
+
+class Device {
+public:
+  virtual ~Device() = default;
+
+  /// "cpu" or "cuda": the backend a profile database entry records.
+  virtual const char *backend() const = 0;
+  /// This device, for profile keys and reports ("NVIDIA H200", ...).
+  virtual std::string describe() const = 0;
+  /// Whether the host may read and write device memory directly (the CPU
+  /// device): inputs are then produced in place rather than staged.
+  virtual bool hostAccessible() const { return false; }
+
+  //===--- Memory ----------------------------------------------------------===//
+  /// Zeroed memory for `bytes`; freed by release. Never null for bytes > 0.
+  virtual void *allocate(size_t bytes) = 0;
+  virtual void release(void *memory) = 0;
+  virtual void upload(void *dst, const void *host, size_t bytes) = 0;
+  virtual void download(void *host, const void *src, size_t bytes) = 0;
+  /// Waits until every operation issued so far has finished.
+  virtual void fence() = 0;
+
+  virtual void fill(float *dst, int64_t count, float value) = 0;
+  /// As hdrt::copyRegion and addRegion (Box.h), on device buffers.
+  virtual void copyRegion(const float *src, const Box &srcBox, float *dst,
+                          const Box &dstBox, const Box &region) = 0;
+  virtual void addRegion(const float *src, const Box &srcBox, float *dst,
+                         const Box &dstBox, const Box &region) = 0;
+  /// dst[r * dstStride + i] = src[r * srcStride + i] for i < columns.
+  virtual void copyRows(float *dst, int64_t dstStride, const float *src,
+                        int64_t srcStride, int64_t rows, int64_t columns) = 0;
+  /// Whether no element is NaN or infinite. Waits.
+  virtual bool allFinite(const float *data, int64_t count) = 0;
+
+  //===--- Layer kernels, as in cpu/Kernels.h and cpu/TileOps.h -----------===//
+  virtual void conv2dForward(const Conv2dShape &s, const float *in,
+                             const float *weight, const float *bias,
+                             float *out) = 0;
+  virtual void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
+                                  const float *weight, float *dIn) = 0;
+  virtual void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
+                                     const float *dOut, float *dWeight,
+                                     float *dBias) = 0;
+  /// out[n, c, :] = perChannel[c] (or 0 when null): a convolution tile
+  /// whose windows lie entirely in the padding.
+  virtual void fillChannels(int64_t n, int64_t c, int64_t hw,
+                            const float *perChannel, float *out) = 0;
+  /// out[c] = sum over n and hw of in[n, c, :] (overwritten).
+  virtual void sumChannels(int64_t n, int64_t c, int64_t hw, const float *in,
+                           float *out) = 0;
+
+  virtual void pool2dForward(const Pool2dShape &s, const float *in,
+                             float *out) = 0;
+  virtual void pool2dBackward(const Pool2dShape &s, const float *in,
+                              const float *dOut, float *dIn) = 0;
+
+  virtual void linearForward(int64_t n, int64_t features, int64_t outFeatures,
+                             const float *in, const float *weight,
+                             const float *bias, float *out) = 0;
+  virtual void linearBackwardData(int64_t n, int64_t features,
+                                  int64_t outFeatures, const float *dOut,
+                                  const float *weight, float *dIn) = 0;
+  virtual void linearBackwardWeights(int64_t n, int64_t features,
+                                     int64_t outFeatures, const float *in,
+                                     const float *dOut, float *dWeight,
+                                     float *dBias) = 0;
+
+  virtual void reluForward(int64_t count, const float *in, float *out) = 0;
+  virtual void reluBackward(int64_t count, const float *in, const float *dOut,
+                            float *dIn) = 0;
+  virtual void add(int64_t count, const float *a, const float *b,
+                   float *out) = 0;
+  virtual void dropout(const TileRegion &tile, uint64_t seed, uint64_t stream,
+                       float ratio, const float *in, float *out) = 0;
+  virtual void sgdMomentum(int64_t count, float lr, float momentum,
+                           float weightDecay, float *param, const float *grad,
+                           float *velocity) = 0;
+
+  /// Batch norm. `sums` holds 2c doubles: per-channel sums, then sums of
+  /// squares (forward) or of dOut * xhat (backward); overwritten.
+  virtual void batchNormPartialSums(int64_t n, int64_t c, int64_t hw,
+                                    const float *in, double *sums) = 0;
+  virtual void batchNormStatistics(int64_t c, int64_t count, double eps,
+                                   const double *sums, float *mean,
+                                   float *invStd) = 0;
+  virtual void batchNormForward(int64_t n, int64_t c, int64_t hw,
+                                const float *in, const float *mean,
+                                const float *invStd, const float *scale,
+                                const float *shift, float *out) = 0;
+  virtual void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
+                                            const float *in, const float *dOut,
+                                            const float *mean,
+                                            const float *invStd,
+                                            double *sums) = 0;
+  /// dScale = sums[c..2c), dShift = sums[0..c): this tile's share.
+  virtual void batchNormParamGrads(int64_t c, const double *sums,
+                                   float *dScale, float *dShift) = 0;
+  virtual void batchNormBackwardData(int64_t n, int64_t c, int64_t hw,
+                                     int64_t count, const float *in,
+                                     const float *dOut, const float *mean,
+                                     const float *invStd, const float *scale,
+                                     const double *sums, float *dIn) = 0;
+
+  /// Softmax cross-entropy on an N x K tile; `max` and `sum` are
+  /// overwritten with the tile's partial values.
+  virtual void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
+                                 float *max) = 0;
+  virtual void softmaxPartialSum(int64_t n, int64_t k, const float *logits,
+                                 const float *max, double *sum) = 0;
+  /// Waits: the tile's summed -log softmax of its labels.
+  virtual double softmaxCrossEntropyPartialLoss(
+      int64_t n, int64_t k, int64_t classOffset, const float *logits,
+      const int32_t *labels, const float *max, const double *sum) = 0;
+  virtual void softmaxCrossEntropyBackward(int64_t n, int64_t k,
+                                           int64_t classOffset,
+                                           int64_t globalBatch,
+                                           const float *logits,
+                                           const int32_t *labels,
+                                           const float *max, const double *sum,
+                                           float *dLogits) = 0;
+
+  //===--- Communication between ranks -------------------------------------===//
+  /// In place over the ranks of `comm` (a no-op for a single rank). Every
+  /// member calls it with the same arguments. Returns 0 or an error code
+  /// the message names.
+  virtual int allReduce(MPI_Comm comm, void *data, int64_t count,
+                        ElementType type, ReduceOp op) = 0;
+  /// As mpi::exchangeForward and exchangeBackward (hdrt/mpi/Exchange.h).
+  virtual int exchangeForward(MPI_Comm comm,
+                              const std::vector<mpi::Move> &plan,
+                              mpi::Side side, const float *tile,
+                              float *in) = 0;
+  virtual int exchangeBackward(MPI_Comm comm,
+                               const std::vector<mpi::Move> &plan,
+                               mpi::Side side, float *dTile,
+                               const float *dIn) = 0;
+};
+
+/// The device of this library's backend for this rank (libhdrt: the host;
+/// libhdrt_cuda: the GPU its local rank picks). Throws DeviceError when
+/// there is none.
+std::unique_ptr<Device> makeDevice();
+
+/// Device memory of `T`, allocated once and released with its owner.
+template <typename T> class Buffer {
+public:
+  Buffer() = default;
+  Buffer(Device &device, int64_t count) { assign(device, count); }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  Buffer(Buffer &&o) noexcept { *this = std::move(o); }
+  Buffer &operator=(Buffer &&o) noexcept {
+    std::swap(device_, o.device_);
+    std::swap(data_, o.data_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  ~Buffer() {
+    if (data_)
+      device_->release(data_);
+  }
+
+  /// `count` zeroed elements, replacing what was here.
+  void assign(Device &device, int64_t count) {
+    *this = Buffer();
+    device_ = &device;
+    count_ = count;
+    if (count > 0)
+      data_ = static_cast<T *>(device.allocate(size_t(count) * sizeof(T)));
+  }
+  T *data() const { return data_; }
+  int64_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  void upload(const T *host) {
+    if (count_)
+      device_->upload(data_, host, size_t(count_) * sizeof(T));
+  }
+  void download(T *host) const {
+    if (count_)
+      device_->download(host, data_, size_t(count_) * sizeof(T));
+  }
+
+private:
+  Device *device_ = nullptr;
+  T *data_ = nullptr;
+  int64_t count_ = 0;
+};
+
+} // namespace hdrt
+
+#endif // HDRT_DEVICE_H
