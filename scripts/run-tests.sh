@@ -22,9 +22,11 @@ failed=0
 for kind in Failed "Unexpectedly Passed" Unresolved "Timed Out"; do
   n=$(count "$kind"); failed=$((failed + ${n:-0}))
 done
-skipped=$(count Unsupported); skipped=${skipped:-0}
+unsupported=$(count Unsupported); skipped=$(count Skipped)
+skipped=$(( ${unsupported:-0} + ${skipped:-0} ))
+why=$(grep -o "GPU tests skipped: [^\"]*" "$log" | head -1)
 echo
-echo "hd: $passed passed, $failed failed, $skipped skipped"
+echo "hd: $passed passed, $failed failed, $skipped skipped${why:+ ($why)}"
 if [ "$passed" -eq 0 ]; then
   echo "hd: no test ran" >&2
   exit 1

@@ -51,6 +51,30 @@ llvm_config.add_tool_substitutions(
      ToolSubst("hd-json-fuzzer", unresolved="fatal")],
     [config.hd_tools_dir])
 
+# The GPU group (test/GPU): `hd-cuda-backend` where libhdrt_cuda.so is
+# built, `cuda-device` (and `cuda-devices-2` for two) where a GPU answers.
+import shutil
+import subprocess
+
+if config.hd_cuda.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("hd-cuda-backend")
+    gpus = 0
+    if shutil.which("nvidia-smi"):
+        try:
+            listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                                     text=True, timeout=60).stdout
+            gpus = sum(line.startswith("GPU ") for line in listing.splitlines())
+        except (OSError, subprocess.SubprocessError):
+            gpus = 0
+    if gpus >= 1:
+        config.available_features.add("cuda-device")
+    if gpus >= 2:
+        config.available_features.add("cuda-devices-2")
+    if gpus == 0:
+        lit_config.note("GPU tests skipped: no CUDA device")
+else:
+    lit_config.note("GPU tests skipped: this build has no CUDA backend")
+
 import sys
 sys.path.insert(0, os.path.join(config.hd_src_root, "test", "sanitizers"))
 import lit_sanitizers

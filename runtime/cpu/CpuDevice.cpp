@@ -234,6 +234,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<Device> makeDevice() { return std::make_unique<CpuDevice>(); }
+std::unique_ptr<Device> makeCpuDevice() {
+  return std::make_unique<CpuDevice>();
+}
 
 } // namespace hdrt

@@ -52,6 +52,11 @@ auto guarded(Body body) -> decltype(body()) {
     return body();
   } catch (const CollectiveError &e) {
     collectiveExit(e.what());
+  } catch (const hdrt::DeviceError &e) {
+    // The device names the failed call; the program names the layer.
+    abortJob(program && !program->activity().empty()
+                 ? "in " + program->activity() + ": " + e.what()
+                 : std::string(e.what()));
   } catch (const std::exception &e) {
     abortJob(e.what());
   }

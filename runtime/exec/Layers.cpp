@@ -44,6 +44,7 @@ TileRegion regionOf(const Partition &p, const Box &b) {
 
 void Program::forward(int64_t id) {
   Layer &l = layer(id);
+  activity_ = "the forward of layer '" + l.name + "'";
   Charge charge(timers_, Category::Compute, &l.name, " fwd");
   l.partialLoss = 0;
   if (l.task < 0)
@@ -96,6 +97,7 @@ void Program::forward(int64_t id) {
 
 void Program::backward(int64_t id) {
   Layer &l = layer(id);
+  activity_ = "the backward of layer '" + l.name + "'";
   Charge charge(timers_, Category::Compute, &l.name, " bwd");
   if (l.task < 0)
     return;

@@ -48,7 +48,9 @@ std::string usage(const char *program) {
          "  --checkpoint-every N also save every N steps\n"
          "  --resume             continue from DIR/checkpoint.hd\n"
          "  --trace FILE         write a Chrome/Perfetto trace of the last step\n"
-         "  --quiet              no per-step lines\n";
+         "  --quiet              no per-step lines\n"
+         "  --no-tf32            GPU: full fp32 convolutions (TF32 tensor\n"
+         "                       cores are allowed by default, as in PyTorch)\n";
 }
 
 bool parseOptions(int argc, char **argv, Options &o, bool &help,
@@ -135,6 +137,8 @@ bool parseOptions(int argc, char **argv, Options &o, bool &help,
         return false;
     } else if (flag == "--quiet") {
       o.quiet = true;
+    } else if (flag == "--no-tf32") {
+      o.device.tf32 = false;
     } else {
       error = "unknown option '" + std::string(argv[i]) + "'";
       return false;

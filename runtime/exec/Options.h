@@ -3,6 +3,8 @@
 #ifndef HDRT_EXEC_OPTIONS_H
 #define HDRT_EXEC_OPTIONS_H
 
+#include "hdrt/Device.h"
+
 #include <cstdint>
 #include <string>
 
@@ -19,6 +21,7 @@ struct Options {
   std::string data;            // raw images + labels; synthetic when empty
   std::string trace;           // Chrome trace of the last step
   bool quiet = false;          // no per-step lines
+  DeviceOptions device;
   // Fault injection for tests: rank `killRank` kills itself (SIGKILL) at the
   // start of step `killStep`, as if the node had died.
   int killRank = -1;

@@ -32,13 +32,6 @@ std::string boxText(const Box &b) {
   return s + "]";
 }
 
-/// Splits `world` into the communicators of groups; `color` is the group of
-/// this rank or MPI_UNDEFINED. Collective over every rank.
-MPI_Comm split(int color, int key) {
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_split(MPI_COMM_WORLD, color, key, &comm);
-  return comm;
-}
 
 } // namespace
 
@@ -81,14 +74,29 @@ Box Partition::tile(int64_t task) const {
 
 Program::Program(Options options, int64_t devices, std::string modelName,
                  std::string modelHash)
-    : options_(std::move(options)), device_(makeDevice()), devices_(devices),
+    : options_(std::move(options)), devices_(devices),
       modelName_(std::move(modelName)), modelHash_(std::move(modelHash)) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  try {
+    device_ = makeDevice(options_.device);
+  } catch (const DeviceError &e) {
+    // Every rank finds the same machine (no GPU, no driver).
+    throw CollectiveError(e.what());
+  }
   // Per-category times of an asynchronous device need waits at every
   // boundary; only runs that report them pay for those.
   if (!device_->hostAccessible() &&
       (!options_.metrics.empty() || !options_.trace.empty()))
     timers_.fenced = device_.get();
+}
+
+/// Splits the world into the communicators of groups; `color` is the group
+/// of this rank or MPI_UNDEFINED. Collective over every rank.
+MPI_Comm Program::split(int color, int key) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, color, key, &comm);
+  device_->groupCreated(comm, color, key);
+  return comm;
 }
 
 Layer &Program::layer(int64_t id) {
@@ -723,6 +731,7 @@ void Program::scatterLocal(Edge &e) {
 
 void Program::transferForward(int64_t id) {
   Edge &e = edge(id);
+  activity_ = "the transfer '" + e.name + "'";
   Charge charge(timers_, Category::Transfer, &e.name);
   const Layer *p = e.producer >= 0 ? &layers_[e.producer] : nullptr;
   if (!p || !e.explicitTransfer)
@@ -737,6 +746,7 @@ void Program::transferForward(int64_t id) {
 
 void Program::transferBackward(int64_t id) {
   Edge &e = edge(id);
+  activity_ = "the backward transfer '" + e.name + "'";
   Charge charge(timers_, Category::Transfer, &e.name, " (backward)");
   Layer *p = e.producer >= 0 ? &layers_[e.producer] : nullptr;
   if (!p || !e.explicitTransfer)
@@ -752,20 +762,22 @@ void Program::transferBackward(int64_t id) {
 
 void Program::gradSync(int64_t id) {
   Layer &l = layer(id);
+  activity_ = "the gradient sync of layer '" + l.name + "'";
   Charge charge(timers_, Category::Sync, &l.name, " gradient sync");
   if (l.gradComm == MPI_COMM_NULL)
     throw Error("layer '" + l.name + "' has no replica groups to sync");
   if (l.gradComm == MPI_COMM_SELF || l.task < 0)
     return;
   for (Param &p : l.params)
-    if (int rc = device_->allReduce(l.gradComm, p.grad.data(), p.grad.size(),
-                                    ElementType::F32, ReduceOp::Sum))
+    if (int rc = device_->allReduceGradients(l.gradComm, p.grad.data(),
+                                             p.grad.size()))
       throw Error("error " + std::to_string(rc) +
                   " in the gradient sync of '" + l.name + "'");
 }
 
 void Program::sgdUpdate(int64_t id) {
   Layer &l = layer(id);
+  activity_ = "the update of layer '" + l.name + "'";
   Charge charge(timers_, Category::Compute, &l.name, " update");
   if (l.task < 0)
     return;

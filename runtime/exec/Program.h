@@ -170,6 +170,9 @@ public:
   void prepare();
 
   int64_t firstStep() const { return firstStep_; }
+  /// What the program is doing ("the forward of layer 'conv1'"), for
+  /// errors of the device.
+  const std::string &activity() const { return activity_; }
   int64_t lastStep() const { return options_.steps; }
 
   // The schedule of one step.
@@ -203,6 +206,7 @@ public:
 private:
   Layer &layer(int64_t id);
   Edge &edge(int64_t id);
+  MPI_Comm split(int color, int key);
   void prepareLayer(Layer &l);
   void prepareEdge(Edge &e);
   void checkPlan(const Edge &e) const;
@@ -243,6 +247,7 @@ private:
 
   Options options_;
   std::unique_ptr<Device> device_;
+  std::string activity_;
   int64_t devices_;
   std::string modelName_, modelHash_;
   int rank_ = 0;

@@ -2,7 +2,10 @@
 //
 // Lowers a module of func, arith, scf, cf and llvm ops to the LLVM dialect,
 // translates it to LLVM IR, emits a host object file in-process and links it
-// with the C++ compiler against the hdrt runtime (libhdrt.so).
+// with the C++ compiler against the backend's hdrt runtime (libhdrt.so, or
+// libhdrt_cuda.so for --backend=cuda).
+
+
 //
 // Where the executable goes. mlir-translate opens the -o file itself, as a
 // ToolOutputFile that deletes it unless the whole run succeeds, and gives the
@@ -57,14 +60,14 @@ namespace {
 struct ExecutableOptions {
   llvm::cl::opt<std::string> backend{
       "backend",
-      llvm::cl::desc("--hd-to-executable: the runtime backend to link "
-                     "(cpu; cuda is not built in yet)"),
+      llvm::cl::desc("--hd-to-executable: the runtime backend to link: "
+                     "cpu (libhdrt.so) or cuda (libhdrt_cuda.so)"),
       llvm::cl::value_desc("cpu|cuda"), llvm::cl::init("cpu")};
   llvm::cl::opt<std::string> runtimeDir{
       "hd-runtime-dir",
       llvm::cl::desc("--hd-to-executable: the directory holding libhdrt.so "
-                     "(default: $HD_RUNTIME_DIR, else " HD_DEFAULT_RUNTIME_DIR
-                     ")"),
+                     "and libhdrt_cuda.so (default: $HD_RUNTIME_DIR, else "
+                     HD_DEFAULT_RUNTIME_DIR ")"),
       llvm::cl::value_desc("dir")};
 };
 } // namespace
@@ -102,11 +105,12 @@ static FailureOr<std::string> findOutputPath(ModuleOp module,
   return path;
 }
 
-/// The absolute directory that holds libhdrt.so, from --hd-runtime-dir, else
-/// $HD_RUNTIME_DIR, else the build's lib dir. Absolute because it also becomes
-/// the program's rpath.
+/// The absolute directory that holds the backend's runtime library
+/// (lib<library>.so), from --hd-runtime-dir, else $HD_RUNTIME_DIR, else the
+/// build's lib dir. Absolute because it also becomes the program's rpath.
 static FailureOr<std::string> findRuntimeDir(ModuleOp module,
-                                             const ExecutableOptions &opts) {
+                                             const ExecutableOptions &opts,
+                                             llvm::StringRef library) {
   std::string source = "--hd-runtime-dir";
   std::string dir = opts.runtimeDir;
   if (!opts.runtimeDir.getNumOccurrences()) {
@@ -127,14 +131,18 @@ static FailureOr<std::string> findRuntimeDir(ModuleOp module,
     return failure();
   }
   llvm::SmallString<256> lib(absDir);
-  llvm::sys::path::append(lib, "libhdrt.so");
+  std::string file = ("lib" + library + ".so").str();
+  llvm::sys::path::append(lib, file);
   if (!llvm::sys::fs::exists(lib)) {
-    emitError(module.getLoc())
-        << "the hd runtime library libhdrt.so is not in '" << absDir
-        << "' (from " << source
-        << "); build the hdrt target, or give the directory that holds it "
-           "with --hd-runtime-dir=DIR or HD_RUNTIME_DIR=DIR";
-    return failure();
+    InFlightDiagnostic diag = emitError(module.getLoc());
+    diag << "the hd runtime library " << file << " is not in '" << absDir
+         << "' (from " << source << "); build the " << library
+         << " target, or give the directory that holds it with "
+            "--hd-runtime-dir=DIR or HD_RUNTIME_DIR=DIR";
+    if (library == "hdrt_cuda")
+      diag << " (the CUDA backend is built where nvcc, cuDNN 9 and NCCL are "
+              "installed: configure with -DHD_CUDA=ON)";
+    return diag;
   }
   return std::string(absDir);
 }
@@ -250,20 +258,22 @@ static LogicalResult emitObject(ModuleOp module, llvm::Module &llvmModule,
   return success();
 }
 
-/// `<cxx> obj -o exe -L<dir> -lhdrt -Xlinker -rpath -Xlinker <dir>`; the linker's output
+/// `<cxx> obj -o exe -L<dir> -l<library> -Xlinker -rpath -Xlinker <dir>`; the linker's output
 /// goes into the error when it fails.
 static LogicalResult link(ModuleOp module, llvm::StringRef objPath,
-                          llvm::StringRef exePath, llvm::StringRef runtimeDir) {
+                          llvm::StringRef exePath, llvm::StringRef runtimeDir,
+                          llvm::StringRef library) {
   TempFile log;
   if (failed(makeTempFile(module, "log", log)))
     return failure();
   std::string libDirArg = ("-L" + runtimeDir).str();
+  std::string libArg = ("-l" + library).str();
   // -Xlinker passes the directory whole: -Wl, would split it at commas.
   std::string rpath = runtimeDir.str();
   llvm::StringRef cxx = HD_CXX_COMPILER;
   llvm::SmallVector<llvm::StringRef> args = {
       cxx,         objPath,  "-o",        exePath, libDirArg,
-      "-lhdrt",    "-Xlinker", "-rpath", "-Xlinker", rpath};
+      libArg,      "-Xlinker", "-rpath", "-Xlinker", rpath};
   if (llvm::StringRef extra = HD_EXE_LINK_FLAGS; !extra.empty())
     args.push_back(extra);
   // stdin from /dev/null; stdout and stderr (same path: shared) to the log.
@@ -295,13 +305,11 @@ static LogicalResult translateToExecutable(ModuleOp module,
   FailureOr<std::string> outputPath = findOutputPath(module, os);
   if (failed(outputPath))
     return failure();
-  if (opts.backend == "cuda")
-    return emitError(module.getLoc())
-           << "the CUDA backend is not built in this hd";
-  if (opts.backend != "cpu")
+  if (opts.backend != "cpu" && opts.backend != "cuda")
     return emitError(module.getLoc())
            << "unknown backend '" << opts.backend << "' (expected cpu or cuda)";
-  FailureOr<std::string> runtimeDir = findRuntimeDir(module, opts);
+  llvm::StringRef library = opts.backend == "cuda" ? "hdrt_cuda" : "hdrt";
+  FailureOr<std::string> runtimeDir = findRuntimeDir(module, opts, library);
   if (failed(runtimeDir) || failed(checkMain(module)) ||
       failed(lowerToLLVMDialect(module)))
     return failure();
@@ -317,7 +325,7 @@ static LogicalResult translateToExecutable(ModuleOp module,
   if (failed(makeTempFile(module, "o", obj)) ||
       failed(makeTempFile(module, "", exe)) ||
       failed(emitObject(module, *llvmModule, obj.path)) ||
-      failed(link(module, obj.path, exe.path, *runtimeDir)))
+      failed(link(module, obj.path, exe.path, *runtimeDir, library)))
     return failure();
 
   auto program = llvm::MemoryBuffer::getFile(exe.path, /*IsText=*/false,

@@ -43,6 +43,12 @@ struct DeviceError : std::runtime_error {
 };
 
 enum class ReduceOp { Sum, Max };
+
+struct DeviceOptions {
+  /// GPUs: convolutions may use TF32 tensor cores (PyTorch's default for
+  /// cuDNN); off, they compute in full fp32, as the CPU does.
+  bool tf32 = true;
+};
 enum class ElementType { F32, F64 };
 
 class Device {
@@ -171,6 +177,15 @@ public:
   /// the message names.
   virtual int allReduce(MPI_Comm comm, void *data, int64_t count,
                         ElementType type, ReduceOp op) = 0;
+  /// Sums gradients over a replica group. A device may run it beside the
+  /// rest of backward; sgdMomentum waits for it.
+  virtual int allReduceGradients(MPI_Comm comm, float *data, int64_t count) {
+    return allReduce(comm, data, count, ElementType::F32, ReduceOp::Sum);
+  }
+  /// Collective over every rank, right after `group` was split from
+  /// MPI_COMM_WORLD with this rank's `color` (MPI_UNDEFINED: not a member)
+  /// and `key`: a device with communicators of its own makes the group's.
+  virtual void groupCreated(MPI_Comm group, int color, int key) {}
   /// As mpi::exchangeForward and exchangeBackward (hdrt/mpi/Exchange.h).
   virtual int exchangeForward(MPI_Comm comm,
                               const std::vector<mpi::Move> &plan,
@@ -183,9 +198,15 @@ public:
 };
 
 /// The device of this library's backend for this rank (libhdrt: the host;
-/// libhdrt_cuda: the GPU its local rank picks). Throws DeviceError when
-/// there is none.
-std::unique_ptr<Device> makeDevice();
+/// libhdrt_cuda: the GPU its local rank picks). Collective over
+/// MPI_COMM_WORLD. Throws DeviceError when there is none.
+std::unique_ptr<Device> makeDevice(const DeviceOptions &options);
+
+/// The backends themselves (a test may hold both).
+std::unique_ptr<Device> makeCpuDevice();
+/// Needs MPI initialized; picks the GPU of LOCAL_RANK or of the rank's
+/// index on its node.
+std::unique_ptr<Device> makeCudaDevice(const DeviceOptions &options);
 
 /// Device memory of `T`, allocated once and released with its owner.
 template <typename T> class Buffer {

@@ -13,16 +13,23 @@
 
 #include <cstdint>
 
+// The CUDA backend draws the same numbers on the GPU.
+#ifdef __CUDACC__
+#define HDRT_HOST_DEVICE __host__ __device__
+#else
+#define HDRT_HOST_DEVICE
+#endif
+
 namespace hdrt {
 
-inline uint64_t mix64(uint64_t z) {
+HDRT_HOST_DEVICE inline uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
 
 /// A uniform number in [0, 1) for element `index` of stream `stream`.
-inline float uniform(uint64_t seed, uint64_t stream, uint64_t index) {
+HDRT_HOST_DEVICE inline float uniform(uint64_t seed, uint64_t stream, uint64_t index) {
   uint64_t h = mix64(mix64(seed * 0x9e3779b97f4a7c15ull + stream) + index);
   return static_cast<float>(h >> 40) * (1.0f / 16777216.0f); // 24 bits
 }

@@ -1,0 +1,7 @@
+//===- Backend.cpp - libhdrt's device: the host ---------------------------===//
+
+#include "hdrt/Device.h"
+
+std::unique_ptr<hdrt::Device> hdrt::makeDevice(const DeviceOptions &) {
+  return makeCpuDevice();
+}

@@ -1,0 +1,702 @@
+//===- CudaDevice.cpp - one GPU: cuDNN, cuBLAS, NCCL ----------------------===//
+//
+// Each rank drives the GPU its local rank picks. Tensors live in device
+// memory, allocated once; layer work runs in order on one compute stream:
+// convolutions on cuDNN (the algorithm found once per shape and cached),
+// fully-connected layers on cuBLAS, everything else on the kernels of
+// Kernels.cu. Transfers are grouped ncclSend/ncclRecv on the world
+// communicator; each replica group and statistics group gets its own
+// communicator from ncclCommSplit. Gradient all-reduces run on a second
+// stream, beside the rest of backward; the optimizer waits for them.
+//
+// Every CUDA, cuDNN, cuBLAS and NCCL call is checked; a failure throws a
+// DeviceError naming the call, and the executor adds the layer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "hdrt/Device.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+
+namespace hdrt {
+
+namespace {
+
+[[noreturn]] void fail(const char *call, const char *why) {
+  // `call` is the checked expression; its function name is enough.
+  std::string name(call);
+  if (size_t paren = name.find('('); paren != std::string::npos)
+    name.resize(paren);
+  throw DeviceError(name + " failed: " + why);
+}
+
+void check(cudaError_t e, const char *call) {
+  if (e != cudaSuccess)
+    fail(call, cudaGetErrorString(e));
+}
+void check(cudnnStatus_t e, const char *call) {
+  if (e != CUDNN_STATUS_SUCCESS)
+    fail(call, cudnnGetErrorString(e));
+}
+void check(cublasStatus_t e, const char *call) {
+  if (e != CUBLAS_STATUS_SUCCESS)
+    fail(call, cublasGetStatusString(e));
+}
+void check(ncclResult_t e, const char *call) {
+  if (e != ncclSuccess)
+    fail(call, ncclGetErrorString(e));
+}
+#define CHECK(call) check((call), #call)
+
+/// The rank's index among the ranks of its node: torchrun's LOCAL_RANK,
+/// else the shared-memory communicator of MPI.
+int localRank() {
+  if (const char *s = std::getenv("LOCAL_RANK"))
+    return std::atoi(s);
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                      &local);
+  int rank = 0;
+  MPI_Comm_rank(local, &rank);
+  MPI_Comm_free(&local);
+  return rank;
+}
+
+/// Device memory that grows to the largest request and is then reused:
+/// every user runs on the compute stream, in order.
+class Scratch {
+public:
+  ~Scratch() {
+    if (data_)
+      cudaFree(data_);
+  }
+  void *get(size_t bytes) {
+    if (bytes > size_) {
+      if (data_)
+        CHECK(cudaFree(data_));
+      data_ = nullptr;
+      CHECK(cudaMalloc(&data_, bytes));
+      size_ = bytes;
+    }
+    return data_;
+  }
+
+private:
+  void *data_ = nullptr;
+  size_t size_ = 0;
+};
+
+/// cuDNN's descriptors and chosen algorithms for one convolution shape.
+/// Asymmetric padding (a tile with a halo on one side) is not a cuDNN
+/// convolution: the input is then copied into a zero-padded buffer and
+/// convolved without padding.
+struct ConvPlan {
+  bool padCopy = false;
+  Box inBox, paddedBox; // element boxes of the input and its padded copy
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnConvolutionFwdAlgo_t fwd{};
+  cudnnConvolutionBwdDataAlgo_t bwdData{};
+  cudnnConvolutionBwdFilterAlgo_t bwdFilter{};
+  size_t workspace = 0;
+};
+
+using ConvKey = std::array<int64_t, 16>;
+
+ConvKey keyOf(const Conv2dShape &s) {
+  const Window2d &w = s.window;
+  return {w.n,       w.c,      w.h,         w.w,          w.kh,
+          w.kw,      w.strideH, w.strideW,  w.padTop,     w.padLeft,
+          w.padBottom, w.padRight, w.dilationH, w.dilationW, s.outChannels,
+          s.groups};
+}
+
+Box box4(int64_t n, int64_t c, int64_t h, int64_t w, int64_t top = 0,
+         int64_t left = 0) {
+  Box b;
+  b.rank = 4;
+  int64_t lo[4] = {0, 0, -top, -left}, hi[4] = {n, c, h - top, w - left};
+  for (int d = 0; d < 4; ++d) {
+    b.lo[d] = lo[d];
+    b.hi[d] = hi[d];
+  }
+  return b;
+}
+
+ncclDataType_t ncclTypeOf(ElementType t) {
+  return t == ElementType::F32 ? ncclFloat32 : ncclFloat64;
+}
+
+class CudaDevice final : public Device {
+public:
+  explicit CudaDevice(const DeviceOptions &options) : options_(options) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0)
+      throw DeviceError(std::string("no CUDA device: ") +
+                        (e != cudaSuccess ? cudaGetErrorString(e)
+                                          : "the driver reports none"));
+    int local = localRank();
+    gpu_ = local % count;
+    CHECK(cudaSetDevice(gpu_));
+    cudaDeviceProp props;
+    CHECK(cudaGetDeviceProperties(&props, gpu_));
+    name_ = props.name;
+    CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&comm_, cudaStreamNonBlocking));
+    CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&synced_, cudaEventDisableTiming));
+    CHECK(cudnnCreate(&dnn_));
+    CHECK(cudnnSetStream(dnn_, compute_));
+    CHECK(cublasCreate(&blas_));
+    CHECK(cublasSetStream(blas_, compute_));
+    CHECK(cudaMallocHost(&hostFlag_, sizeof(int)));
+    CHECK(cudaMallocHost(&hostLoss_, sizeof(double)));
+    CHECK(cudaMalloc(&deviceFlag_, sizeof(int)));
+    CHECK(cudaMalloc(&deviceLoss_, sizeof(double)));
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+    if (ranks_ > 1) {
+      // Rank 0's id reaches the others over MPI: the launcher (mpirun, or
+      // the environment torchrun sets for MPI's singleton) already joined
+      // them.
+      ncclUniqueId id;
+      if (rank_ == 0)
+        CHECK(ncclGetUniqueId(&id));
+      MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+      CHECK(ncclCommInitRank(&world_, ranks_, id, rank_));
+    }
+  }
+
+  ~CudaDevice() override {
+    // Best effort: the process is ending; errors here have no one to tell.
+    cudaStreamSynchronize(compute_);
+    cudaStreamSynchronize(comm_);
+    for (auto &[key, plan] : convPlans_) {
+      cudnnDestroyTensorDescriptor(plan.x);
+      cudnnDestroyTensorDescriptor(plan.y);
+      cudnnDestroyTensorDescriptor(plan.bias);
+      cudnnDestroyFilterDescriptor(plan.w);
+      cudnnDestroyConvolutionDescriptor(plan.conv);
+    }
+    for (auto &[mpiComm, nccl] : groups_)
+      ncclCommDestroy(nccl);
+    if (world_)
+      ncclCommDestroy(world_);
+    cublasDestroy(blas_);
+    cudnnDestroy(dnn_);
+    cudaFreeHost(hostFlag_);
+    cudaFreeHost(hostLoss_);
+    cudaFree(deviceFlag_);
+    cudaFree(deviceLoss_);
+    cudaEventDestroy(ready_);
+    cudaEventDestroy(synced_);
+    cudaStreamDestroy(compute_);
+    cudaStreamDestroy(comm_);
+  }
+
+  const char *backend() const override { return "cuda"; }
+  std::string describe() const override { return name_; }
+
+  //===--- Memory --------------------------------------------------------===//
+  void *allocate(size_t bytes) override {
+    if (bytes == 0)
+      return nullptr;
+    void *p = nullptr;
+    CHECK(cudaMalloc(&p, bytes));
+    CHECK(cudaMemsetAsync(p, 0, bytes, compute_));
+    return p;
+  }
+  void release(void *memory) override { cudaFree(memory); }
+  void upload(void *dst, const void *host, size_t bytes) override {
+    CHECK(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice,
+                          compute_));
+  }
+  void download(void *host, const void *src, size_t bytes) override {
+    CHECK(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost,
+                          compute_));
+    CHECK(cudaStreamSynchronize(compute_));
+  }
+  void fence() override {
+    CHECK(cudaStreamSynchronize(compute_));
+    CHECK(cudaStreamSynchronize(comm_));
+  }
+
+  void fill(float *dst, int64_t count, float value) override {
+    cuda::fill(compute_, dst, count, value);
+    CHECK(cudaGetLastError());
+  }
+  void copyRegion(const float *src, const Box &srcBox, float *dst,
+                  const Box &dstBox, const Box &region) override {
+    cuda::copyRegion(compute_, src, srcBox, dst, dstBox, region, false);
+    CHECK(cudaGetLastError());
+  }
+  void addRegion(const float *src, const Box &srcBox, float *dst,
+                 const Box &dstBox, const Box &region) override {
+    cuda::copyRegion(compute_, src, srcBox, dst, dstBox, region, true);
+    CHECK(cudaGetLastError());
+  }
+  void copyRows(float *dst, int64_t dstStride, const float *src,
+                int64_t srcStride, int64_t rows, int64_t columns) override {
+    if (rows > 0 && columns > 0)
+      CHECK(cudaMemcpy2DAsync(dst, dstStride * sizeof(float), src,
+                              srcStride * sizeof(float),
+                              columns * sizeof(float), rows,
+                              cudaMemcpyDeviceToDevice, compute_));
+  }
+  bool allFinite(const float *data, int64_t count) override {
+    CHECK(cudaMemsetAsync(deviceFlag_, 0, sizeof(int), compute_));
+    cuda::findNonFinite(compute_, data, count, deviceFlag_);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpyAsync(hostFlag_, deviceFlag_, sizeof(int),
+                          cudaMemcpyDeviceToHost, compute_));
+    CHECK(cudaStreamSynchronize(compute_));
+    return *hostFlag_ == 0;
+  }
+
+  //===--- Convolution on cuDNN -------------------------------------------===//
+  void conv2dForward(const Conv2dShape &s, const float *in, const float *w,
+                     const float *bias, float *out) override {
+    ConvPlan &p = plan(s);
+    const float one = 1, zero = 0;
+    const float *x = padded(p, in);
+    CHECK(cudnnConvolutionForward(dnn_, &one, p.x, x, p.w, w, p.conv, p.fwd,
+                                  workspace_.get(p.workspace), p.workspace,
+                                  &zero, p.y, out));
+    if (bias)
+      CHECK(cudnnAddTensor(dnn_, &one, p.bias, bias, &one, p.y, out));
+  }
+  void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
+                          const float *w, float *dIn) override {
+    ConvPlan &p = plan(s);
+    const float one = 1, zero = 0;
+    float *dx = p.padCopy ? static_cast<float *>(padScratch_.get(
+                                p.paddedBox.volume() * sizeof(float)))
+                          : dIn;
+    CHECK(cudnnConvolutionBackwardData(dnn_, &one, p.w, w, p.y, dOut, p.conv,
+                                       p.bwdData, workspace_.get(p.workspace),
+                                       p.workspace, &zero, p.x, dx));
+    if (p.padCopy) {
+      cuda::copyRegion(compute_, dx, p.paddedBox, dIn, p.inBox, p.inBox,
+                       false);
+      CHECK(cudaGetLastError());
+    }
+  }
+  void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
+                             const float *dOut, float *dW,
+                             float *dBias) override {
+    ConvPlan &p = plan(s);
+    const float one = 1, zero = 0;
+    const float *x = padded(p, in);
+    CHECK(cudnnConvolutionBackwardFilter(
+        dnn_, &one, p.x, x, p.y, dOut, p.conv, p.bwdFilter,
+        workspace_.get(p.workspace), p.workspace, &zero, p.w, dW));
+    if (dBias)
+      CHECK(cudnnConvolutionBackwardBias(dnn_, &one, p.y, dOut, &zero, p.bias,
+                                         dBias));
+  }
+  void fillChannels(int64_t n, int64_t c, int64_t hw, const float *perChannel,
+                    float *out) override {
+    cuda::fillChannels(compute_, n, c, hw, perChannel, out);
+    CHECK(cudaGetLastError());
+  }
+  void sumChannels(int64_t n, int64_t c, int64_t hw, const float *in,
+                   float *out) override {
+    cuda::sumChannels(compute_, n, c, hw, in, out);
+    CHECK(cudaGetLastError());
+  }
+
+  //===--- Pooling and element-wise layers --------------------------------===//
+  void pool2dForward(const Pool2dShape &s, const float *in,
+                     float *out) override {
+    cuda::pool2dForward(compute_, s, in, out);
+    CHECK(cudaGetLastError());
+  }
+  void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
+                      float *dIn) override {
+    cuda::pool2dBackward(compute_, s, in, dOut, dIn);
+    CHECK(cudaGetLastError());
+  }
+  void reluForward(int64_t count, const float *in, float *out) override {
+    cuda::reluForward(compute_, count, in, out);
+    CHECK(cudaGetLastError());
+  }
+  void reluBackward(int64_t count, const float *in, const float *dOut,
+                    float *dIn) override {
+    cuda::reluBackward(compute_, count, in, dOut, dIn);
+    CHECK(cudaGetLastError());
+  }
+  void add(int64_t count, const float *a, const float *b,
+           float *out) override {
+    cuda::add(compute_, count, a, b, out);
+    CHECK(cudaGetLastError());
+  }
+  void dropout(const TileRegion &tile, uint64_t seed, uint64_t stream,
+               float ratio, const float *in, float *out) override {
+    cuda::dropout(compute_, tile, seed, stream, ratio, in, out);
+    CHECK(cudaGetLastError());
+  }
+  void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
+                   float *param, const float *grad, float *velocity) override {
+    waitForGradients();
+    cuda::sgdMomentum(compute_, count, lr, momentum, weightDecay, param, grad,
+                      velocity);
+    CHECK(cudaGetLastError());
+  }
+
+  //===--- Fully-connected layers on cuBLAS --------------------------------===//
+  // Row-major [n, f] x [k, f]^T is column-major out^T = W^T-view * in^T.
+  void linearForward(int64_t n, int64_t f, int64_t k, const float *in,
+                     const float *w, const float *bias, float *out) override {
+    const float one = 1, zero = 0;
+    CHECK(cublasSgemm(blas_, CUBLAS_OP_T, CUBLAS_OP_N, int(k), int(n), int(f),
+                      &one, w, int(f), in, int(f), &zero, out, int(k)));
+    if (bias) {
+      cuda::addRowBias(compute_, n, k, bias, out);
+      CHECK(cudaGetLastError());
+    }
+  }
+  void linearBackwardData(int64_t n, int64_t f, int64_t k, const float *dOut,
+                          const float *w, float *dIn) override {
+    const float one = 1, zero = 0;
+    CHECK(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_N, int(f), int(n), int(k),
+                      &one, w, int(f), dOut, int(k), &zero, dIn, int(f)));
+  }
+  void linearBackwardWeights(int64_t n, int64_t f, int64_t k, const float *in,
+                             const float *dOut, float *dW,
+                             float *dBias) override {
+    const float one = 1, zero = 0;
+    CHECK(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, int(f), int(k), int(n),
+                      &one, in, int(f), dOut, int(k), &zero, dW, int(f)));
+    if (dBias) {
+      cuda::sumRows(compute_, n, k, dOut, dBias);
+      CHECK(cudaGetLastError());
+    }
+  }
+
+  //===--- Batch norm and the loss -----------------------------------------===//
+  void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
+                            double *sums) override {
+    cuda::batchNormPartialSums(compute_, n, c, hw, in, sums);
+    CHECK(cudaGetLastError());
+  }
+  void batchNormStatistics(int64_t c, int64_t count, double eps,
+                           const double *sums, float *mean,
+                           float *invStd) override {
+    cuda::batchNormStatistics(compute_, c, count, eps, sums, mean, invStd);
+    CHECK(cudaGetLastError());
+  }
+  void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
+                        const float *mean, const float *invStd,
+                        const float *scale, const float *shift,
+                        float *out) override {
+    cuda::batchNormForward(compute_, n, c, hw, in, mean, invStd, scale, shift,
+                           out);
+    CHECK(cudaGetLastError());
+  }
+  void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
+                                    const float *in, const float *dOut,
+                                    const float *mean, const float *invStd,
+                                    double *sums) override {
+    cuda::batchNormBackwardPartialSums(compute_, n, c, hw, in, dOut, mean,
+                                       invStd, sums);
+    CHECK(cudaGetLastError());
+  }
+  void batchNormParamGrads(int64_t c, const double *sums, float *dScale,
+                           float *dShift) override {
+    cuda::batchNormParamGrads(compute_, c, sums, dScale, dShift);
+    CHECK(cudaGetLastError());
+  }
+  void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
+                             const float *in, const float *dOut,
+                             const float *mean, const float *invStd,
+                             const float *scale, const double *sums,
+                             float *dIn) override {
+    cuda::batchNormBackwardData(compute_, n, c, hw, count, in, dOut, mean,
+                                invStd, scale, sums, dIn);
+    CHECK(cudaGetLastError());
+  }
+  void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
+                         float *max) override {
+    cuda::softmaxPartialMax(compute_, n, k, logits, max);
+    CHECK(cudaGetLastError());
+  }
+  void softmaxPartialSum(int64_t n, int64_t k, const float *logits,
+                         const float *max, double *sum) override {
+    cuda::softmaxPartialSum(compute_, n, k, logits, max, sum);
+    CHECK(cudaGetLastError());
+  }
+  double softmaxCrossEntropyPartialLoss(int64_t n, int64_t k,
+                                        int64_t classOffset,
+                                        const float *logits,
+                                        const int32_t *labels,
+                                        const float *max,
+                                        const double *sum) override {
+    cuda::softmaxCrossEntropyPartialLoss(compute_, n, k, classOffset, logits,
+                                         labels, max, sum, deviceLoss_);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpyAsync(hostLoss_, deviceLoss_, sizeof(double),
+                          cudaMemcpyDeviceToHost, compute_));
+    CHECK(cudaStreamSynchronize(compute_));
+    return *hostLoss_;
+  }
+  void softmaxCrossEntropyBackward(int64_t n, int64_t k, int64_t classOffset,
+                                   int64_t globalBatch, const float *logits,
+                                   const int32_t *labels, const float *max,
+                                   const double *sum,
+                                   float *dLogits) override {
+    cuda::softmaxCrossEntropyBackward(compute_, n, k, classOffset,
+                                      globalBatch, logits, labels, max, sum,
+                                      dLogits);
+    CHECK(cudaGetLastError());
+  }
+
+  //===--- Communication on NCCL -------------------------------------------===//
+  void groupCreated(MPI_Comm group, int color, int key) override {
+    if (!world_)
+      return;
+    ncclComm_t comm = nullptr;
+    CHECK(ncclCommSplit(world_, color == MPI_UNDEFINED ? NCCL_SPLIT_NOCOLOR
+                                                       : color,
+                        key, &comm, nullptr));
+    if (comm)
+      groups_[group] = comm;
+  }
+
+  int allReduce(MPI_Comm comm, void *data, int64_t count, ElementType type,
+                ReduceOp op) override {
+    if (ncclComm_t c = ncclOf(comm))
+      CHECK(ncclAllReduce(data, data, size_t(count), ncclTypeOf(type),
+                          op == ReduceOp::Sum ? ncclSum : ncclMax, c,
+                          compute_));
+    return 0;
+  }
+  int allReduceGradients(MPI_Comm comm, float *data, int64_t count) override {
+    ncclComm_t c = ncclOf(comm);
+    if (!c)
+      return 0;
+    // The gradients are complete when the compute stream reaches here.
+    CHECK(cudaEventRecord(ready_, compute_));
+    CHECK(cudaStreamWaitEvent(comm_, ready_, 0));
+    CHECK(ncclAllReduce(data, data, size_t(count), ncclFloat32, ncclSum, c,
+                        comm_));
+    gradientsPending_ = true;
+    return 0;
+  }
+
+  int exchangeForward(MPI_Comm comm, const std::vector<mpi::Move> &plan,
+                      mpi::Side side, const float *tile, float *in) override {
+    if (side.tileBox && side.inBox)
+      copyRegion(tile, *side.tileBox, in, *side.inBox,
+                 intersect(*side.tileBox, *side.inBox));
+    exchange(plan, /*forward=*/true, side, tile, in);
+    return 0;
+  }
+  int exchangeBackward(MPI_Comm comm, const std::vector<mpi::Move> &plan,
+                       mpi::Side side, float *dTile,
+                       const float *dIn) override {
+    if (side.tileBox && side.inBox)
+      addRegion(dIn, *side.inBox, dTile, *side.tileBox,
+                intersect(*side.tileBox, *side.inBox));
+    exchange(plan, /*forward=*/false, side, dIn, dTile);
+    return 0;
+  }
+
+private:
+  /// The NCCL communicator of an MPI communicator; null when the group has
+  /// one member (nothing to combine).
+  ncclComm_t ncclOf(MPI_Comm comm) {
+    if (comm == MPI_COMM_NULL || comm == MPI_COMM_SELF || !world_)
+      return nullptr;
+    if (comm == MPI_COMM_WORLD)
+      return world_;
+    auto it = groups_.find(comm);
+    if (it == groups_.end())
+      throw DeviceError("a group without an NCCL communicator");
+    int size = 1;
+    CHECK(ncclCommCount(it->second, &size));
+    return size > 1 ? it->second : nullptr;
+  }
+
+  /// One direction of a transfer plan: boxes packed from `from` are sent,
+  /// received boxes are copied (forward) or added (backward) into `to`.
+  /// Forward sends from the producer tile to the consumer's input box;
+  /// backward the other way.
+  void exchange(const std::vector<mpi::Move> &plan, bool forward,
+                mpi::Side side, const float *from, float *to) {
+    const Box *fromBox = forward ? side.tileBox : side.inBox;
+    const Box *toBox = forward ? side.inBox : side.tileBox;
+    size_t total = 0;
+    for (const mpi::Move &m : plan) {
+      int sender = forward ? m.src : m.dst, receiver = forward ? m.dst : m.src;
+      if (sender == rank_ || receiver == rank_)
+        total += size_t(m.box.volume());
+    }
+    if (total == 0)
+      return;
+    if (!world_)
+      throw DeviceError("a transfer between ranks in a one-rank job");
+    float *staging =
+        static_cast<float *>(exchangeScratch_.get(total * sizeof(float)));
+    size_t offset = 0;
+    for (const mpi::Move &m : plan) // pack what this rank sends
+      if ((forward ? m.src : m.dst) == rank_) {
+        cuda::copyRegion(compute_, from, *fromBox, staging + offset, m.box,
+                         m.box, false);
+        offset += size_t(m.box.volume());
+      }
+    CHECK(cudaGetLastError());
+    CHECK(ncclGroupStart());
+    offset = 0;
+    for (const mpi::Move &m : plan)
+      if ((forward ? m.src : m.dst) == rank_) {
+        CHECK(ncclSend(staging + offset, size_t(m.box.volume()), ncclFloat32,
+                       forward ? m.dst : m.src, world_, compute_));
+        offset += size_t(m.box.volume());
+      }
+    size_t received = offset;
+    for (const mpi::Move &m : plan)
+      if ((forward ? m.dst : m.src) == rank_) {
+        CHECK(ncclRecv(staging + offset, size_t(m.box.volume()), ncclFloat32,
+                       forward ? m.src : m.dst, world_, compute_));
+        offset += size_t(m.box.volume());
+      }
+    CHECK(ncclGroupEnd());
+    offset = received;
+    for (const mpi::Move &m : plan) // unpack what this rank received
+      if ((forward ? m.dst : m.src) == rank_) {
+        cuda::copyRegion(compute_, staging + offset, m.box, to, *toBox, m.box,
+                         /*add=*/!forward);
+        offset += size_t(m.box.volume());
+      }
+    CHECK(cudaGetLastError());
+  }
+
+  void waitForGradients() {
+    if (!gradientsPending_)
+      return;
+    CHECK(cudaEventRecord(synced_, comm_));
+    CHECK(cudaStreamWaitEvent(compute_, synced_, 0));
+    gradientsPending_ = false;
+  }
+
+  /// The input as cuDNN convolves it: `in` itself, or its zero-padded copy.
+  const float *padded(ConvPlan &p, const float *in) {
+    if (!p.padCopy)
+      return in;
+    float *copy = static_cast<float *>(
+        padScratch_.get(p.paddedBox.volume() * sizeof(float)));
+    cuda::fill(compute_, copy, p.paddedBox.volume(), 0.0f);
+    cuda::copyRegion(compute_, in, p.inBox, copy, p.paddedBox, p.inBox, false);
+    CHECK(cudaGetLastError());
+    return copy;
+  }
+
+  ConvPlan &plan(const Conv2dShape &s) {
+    ConvKey key = keyOf(s);
+    auto it = convPlans_.find(key);
+    if (it != convPlans_.end())
+      return it->second;
+    const Window2d &w = s.window;
+    ConvPlan p;
+    p.padCopy = w.padTop != w.padBottom || w.padLeft != w.padRight;
+    p.inBox = box4(w.n, w.c, w.h, w.w);
+    p.paddedBox = box4(w.n, w.c, w.h + w.padTop + w.padBottom,
+                       w.w + w.padLeft + w.padRight, w.padTop, w.padLeft);
+    int64_t h = p.padCopy ? w.h + w.padTop + w.padBottom : w.h;
+    int64_t wd = p.padCopy ? w.w + w.padLeft + w.padRight : w.w;
+    int padH = p.padCopy ? 0 : int(w.padTop), padW = p.padCopy ? 0 : int(w.padLeft);
+    CHECK(cudnnCreateTensorDescriptor(&p.x));
+    CHECK(cudnnCreateTensorDescriptor(&p.y));
+    CHECK(cudnnCreateTensorDescriptor(&p.bias));
+    CHECK(cudnnCreateFilterDescriptor(&p.w));
+    CHECK(cudnnCreateConvolutionDescriptor(&p.conv));
+    CHECK(cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                     int(w.n), int(w.c), int(h), int(wd)));
+    CHECK(cudnnSetFilter4dDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                     int(s.outChannels),
+                                     int(w.c / s.groups), int(w.kh),
+                                     int(w.kw)));
+    CHECK(cudnnSetConvolution2dDescriptor(
+        p.conv, padH, padW, int(w.strideH), int(w.strideW), int(w.dilationH),
+        int(w.dilationW), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    CHECK(cudnnSetConvolutionGroupCount(p.conv, int(s.groups)));
+    CHECK(cudnnSetConvolutionMathType(
+        p.conv, options_.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+    CHECK(cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                     int(w.n), int(s.outChannels),
+                                     int(w.outH()), int(w.outW())));
+    CHECK(cudnnSetTensor4dDescriptor(p.bias, CUDNN_TENSOR_NCHW,
+                                     CUDNN_DATA_FLOAT, 1, int(s.outChannels),
+                                     1, 1));
+    // The fastest algorithm of each direction, timed once for this shape.
+    int found = 0;
+    cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    CHECK(cudnnFindConvolutionForwardAlgorithm(
+        dnn_, p.x, p.w, p.conv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
+        fwd));
+    p.fwd = pick(fwd, found, "forward", p.workspace);
+    cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    CHECK(cudnnFindConvolutionBackwardDataAlgorithm(
+        dnn_, p.w, p.y, p.conv, p.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+        &found, data));
+    p.bwdData = pick(data, found, "backward-data", p.workspace);
+    cudnnConvolutionBwdFilterAlgoPerf_t filter
+        [CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+    CHECK(cudnnFindConvolutionBackwardFilterAlgorithm(
+        dnn_, p.x, p.y, p.conv, p.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+        &found, filter));
+    p.bwdFilter = pick(filter, found, "backward-filter", p.workspace);
+    return convPlans_.emplace(key, p).first->second;
+  }
+
+  /// The first (fastest) successful result; raises `workspace` to its need.
+  template <typename Perf>
+  static decltype(Perf().algo) pick(const Perf *results, int count,
+                                    const char *direction, size_t &workspace) {
+    for (int i = 0; i < count; ++i)
+      if (results[i].status == CUDNN_STATUS_SUCCESS) {
+        workspace = std::max(workspace, results[i].memory);
+        return results[i].algo;
+      }
+    throw DeviceError(std::string("cuDNN has no ") + direction +
+                      " convolution algorithm for this shape");
+  }
+
+  DeviceOptions options_;
+  int gpu_ = 0, rank_ = 0, ranks_ = 1;
+  std::string name_;
+  cudaStream_t compute_ = nullptr, comm_ = nullptr;
+  cudaEvent_t ready_ = nullptr, synced_ = nullptr;
+  bool gradientsPending_ = false;
+  cudnnHandle_t dnn_ = nullptr;
+  cublasHandle_t blas_ = nullptr;
+  ncclComm_t world_ = nullptr;
+  std::map<MPI_Comm, ncclComm_t> groups_;
+  std::map<ConvKey, ConvPlan> convPlans_;
+  Scratch workspace_, padScratch_, exchangeScratch_;
+  int *hostFlag_ = nullptr, *deviceFlag_ = nullptr;
+  double *hostLoss_ = nullptr, *deviceLoss_ = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<Device> makeCudaDevice(const DeviceOptions &options) {
+  return std::make_unique<CudaDevice>(options);
+}
+
+} // namespace hdrt

@@ -1,0 +1,274 @@
+//===- CudaDeviceTest.cpp - the CUDA device against the CPU device --------===//
+//
+// Every operation of the CUDA device on random inputs, against the CPU
+// device (whose kernels are tested against direct loops in KernelsTest and
+// TileOpsTest): tiles with per-side padding, every pooling mode, split batch
+// norm and softmax. TF32 is off, so results agree to float rounding. Skipped,
+// visibly, where there is no CUDA device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RandomBuffer.h"
+
+#include "hdrt/Device.h"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace hdrt;
+
+namespace {
+
+class CudaDeviceTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    try {
+      DeviceOptions options;
+      options.tf32 = false;
+      gpu = makeCudaDevice(options);
+    } catch (const DeviceError &e) {
+      GTEST_SKIP() << "skipped: " << e.what();
+    }
+    cpu = makeCpuDevice();
+  }
+
+  /// The same host data in both devices' memory.
+  struct Pair {
+    Buffer<float> onCpu, onGpu;
+  };
+  Pair pair(const std::vector<float> &host) {
+    Pair p{Buffer<float>(*cpu, int64_t(host.size())),
+           Buffer<float>(*gpu, int64_t(host.size()))};
+    p.onCpu.upload(host.data());
+    p.onGpu.upload(host.data());
+    return p;
+  }
+  Pair random(size_t n, float lo = -1, float hi = 1) {
+    return pair(randomBuffer(n, rng, lo, hi));
+  }
+  Pair zeros(size_t n) { return pair(std::vector<float>(n, 0.0f)); }
+
+  /// Both results agree to `tolerance` relative to the larger magnitude.
+  void expectSame(const Pair &p, float tolerance = 1e-4f) {
+    std::vector<float> a(size_t(p.onCpu.size())), b(a.size());
+    p.onCpu.download(a.data());
+    p.onGpu.download(b.data());
+    float scale = 1e-6f;
+    for (float x : a)
+      scale = std::max(scale, std::fabs(x));
+    for (size_t i = 0; i < a.size(); ++i)
+      ASSERT_NEAR(a[i], b[i], tolerance * scale) << "element " << i;
+  }
+
+  std::mt19937 rng{7};
+  std::unique_ptr<Device> cpu, gpu;
+};
+
+/// A convolution tile as a spatially split layer has it: halo on one side,
+/// padding on the other.
+Conv2dShape convTile(int64_t groups, int64_t padTop, int64_t padBottom) {
+  Conv2dShape s;
+  s.window = {2, 4, 9, 7, 3, 3, 1, 1, padTop, 1, padBottom, 1, 1, 1};
+  s.outChannels = 6;
+  s.groups = groups;
+  return s;
+}
+
+TEST_F(CudaDeviceTest, ConvolutionMatchesCpuWithAsymmetricPadding) {
+  for (auto [groups, top, bottom] :
+       {std::tuple{1, 1, 1}, {1, 1, 0}, {1, 0, 1}, {2, 1, 0}}) {
+    Conv2dShape s = convTile(groups, top, bottom);
+    const Window2d &w = s.window;
+    int64_t in = w.n * w.c * w.h * w.w,
+            out = w.n * s.outChannels * w.outH() * w.outW(),
+            weights = s.outChannels * (w.c / groups) * w.kh * w.kw;
+    Pair x = random(in), k = random(weights), b = random(s.outChannels),
+         y = zeros(out), dy = random(out), dx = zeros(in), dk = zeros(weights),
+         db = zeros(s.outChannels);
+    for (Device *d : {cpu.get(), gpu.get()}) {
+      bool g = d == gpu.get();
+      auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
+      d->conv2dForward(s, at(x), at(k), at(b), at(y));
+      d->conv2dBackwardData(s, at(dy), at(k), at(dx));
+      d->conv2dBackwardWeights(s, at(x), at(dy), at(dk), at(db));
+    }
+    expectSame(y);
+    expectSame(dx);
+    expectSame(dk);
+    expectSame(db);
+  }
+}
+
+TEST_F(CudaDeviceTest, PoolingMatchesCpuInEveryMode) {
+  for (auto [max, includePad, top, bottom] :
+       {std::tuple{true, false, 1, 0}, {false, false, 1, 0},
+        {false, true, 1, 1}, {true, false, 0, 1}}) {
+    Pool2dShape s;
+    s.window = {2, 3, 8, 9, 3, 3, 2, 2, top, 1, bottom, 1, 1, 1};
+    s.max = max;
+    s.countIncludePad = includePad;
+    const Window2d &w = s.window;
+    int64_t in = w.n * w.c * w.h * w.w, out = w.n * w.c * w.outH() * w.outW();
+    Pair x = random(in), y = zeros(out), dy = random(out), dx = zeros(in);
+    cpu->pool2dForward(s, x.onCpu.data(), y.onCpu.data());
+    gpu->pool2dForward(s, x.onGpu.data(), y.onGpu.data());
+    cpu->pool2dBackward(s, x.onCpu.data(), dy.onCpu.data(), dx.onCpu.data());
+    gpu->pool2dBackward(s, x.onGpu.data(), dy.onGpu.data(), dx.onGpu.data());
+    expectSame(y);
+    expectSame(dx);
+  }
+}
+
+TEST_F(CudaDeviceTest, LinearMatchesCpu) {
+  int64_t n = 5, f = 37, k = 11;
+  Pair x = random(n * f), w = random(k * f), b = random(k), y = zeros(n * k),
+       dy = random(n * k), dx = zeros(n * f), dw = zeros(k * f), db = zeros(k);
+  for (Device *d : {cpu.get(), gpu.get()}) {
+    bool g = d == gpu.get();
+    auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
+    d->linearForward(n, f, k, at(x), at(w), at(b), at(y));
+    d->linearBackwardData(n, f, k, at(dy), at(w), at(dx));
+    d->linearBackwardWeights(n, f, k, at(x), at(dy), at(dw), at(db));
+  }
+  expectSame(y);
+  expectSame(dx);
+  expectSame(dw);
+  expectSame(db);
+}
+
+TEST_F(CudaDeviceTest, ElementwiseLayersAndOptimizerMatchCpu) {
+  int64_t n = 1000;
+  std::vector<float> host = randomBuffer(size_t(n), rng);
+  host[3] = std::numeric_limits<float>::quiet_NaN(); // ReLU keeps NaN
+  Pair x = pair(host), x2 = random(n), y = zeros(n), dy = random(n),
+       dx = zeros(n), sum = zeros(n), drop = zeros(n);
+  TileRegion tile;
+  tile.rank = 2;
+  tile.shape[0] = 40;
+  tile.shape[1] = 50;
+  tile.lo[0] = 10;
+  tile.hi[0] = 30;
+  tile.lo[1] = 0;
+  tile.hi[1] = 50;
+  for (Device *d : {cpu.get(), gpu.get()}) {
+    bool g = d == gpu.get();
+    auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
+    d->reluForward(n, at(x), at(y));
+    d->reluBackward(n, at(x), at(dy), at(dx));
+    d->add(n, at(x2), at(dy), at(sum));
+    d->dropout(tile, 3, 9, 0.4f, at(x2), at(drop));
+    d->sgdMomentum(n, 0.1f, 0.9f, 5e-4f, at(x2), at(dy), at(sum));
+  }
+  std::vector<float> a(static_cast<size_t>(n)), b(a.size());
+  y.onCpu.download(a.data());
+  y.onGpu.download(b.data());
+  EXPECT_TRUE(std::isnan(a[3]) && std::isnan(b[3]));
+  a[3] = b[3] = 0;
+  y.onCpu.upload(a.data());
+  y.onGpu.upload(b.data());
+  expectSame(y);
+  expectSame(dx);
+  expectSame(sum);
+  expectSame(drop);
+  expectSame(x2);
+  EXPECT_FALSE(gpu->allFinite(x.onGpu.data(), n));
+  EXPECT_TRUE(gpu->allFinite(x2.onGpu.data(), n));
+}
+
+TEST_F(CudaDeviceTest, BatchNormMatchesCpu) {
+  int64_t n = 3, c = 5, hw = 17, count = 2 * n * hw; // as if split in two
+  Pair x = random(n * c * hw), dy = random(n * c * hw), scale = random(c),
+       shift = random(c), mean = zeros(c), invStd = zeros(c),
+       y = zeros(n * c * hw), dx = zeros(n * c * hw), dScale = zeros(c),
+       dShift = zeros(c);
+  Buffer<double> sumsCpu(*cpu, 2 * c), sumsGpu(*gpu, 2 * c);
+  for (Device *d : {cpu.get(), gpu.get()}) {
+    bool g = d == gpu.get();
+    auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
+    double *sums = g ? sumsGpu.data() : sumsCpu.data();
+    d->batchNormPartialSums(n, c, hw, at(x), sums);
+    d->batchNormStatistics(c, count, 1e-5, sums, at(mean), at(invStd));
+    d->batchNormForward(n, c, hw, at(x), at(mean), at(invStd), at(scale),
+                        at(shift), at(y));
+    d->batchNormBackwardPartialSums(n, c, hw, at(x), at(dy), at(mean),
+                                    at(invStd), sums);
+    d->batchNormParamGrads(c, sums, at(dScale), at(dShift));
+    d->batchNormBackwardData(n, c, hw, count, at(x), at(dy), at(mean),
+                             at(invStd), at(scale), sums, at(dx));
+  }
+  expectSame(mean);
+  expectSame(invStd);
+  expectSame(y);
+  expectSame(dScale);
+  expectSame(dShift);
+  expectSame(dx);
+}
+
+TEST_F(CudaDeviceTest, SoftmaxCrossEntropyMatchesCpu) {
+  int64_t n = 6, k = 300, offset = 100, batch = 12;
+  std::vector<int32_t> labels = {0, 150, 399, 250, 101, 120};
+  Buffer<int32_t> labelsCpu(*cpu, n), labelsGpu(*gpu, n);
+  labelsCpu.upload(labels.data());
+  labelsGpu.upload(labels.data());
+  Buffer<double> sumCpu(*cpu, n), sumGpu(*gpu, n);
+  Pair logits = random(n * k, -5, 5), max = zeros(n), dLogits = zeros(n * k);
+  double loss[2];
+  for (Device *d : {cpu.get(), gpu.get()}) {
+    bool g = d == gpu.get();
+    auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
+    double *sum = g ? sumGpu.data() : sumCpu.data();
+    const int32_t *l = g ? labelsGpu.data() : labelsCpu.data();
+    d->softmaxPartialMax(n, k, at(logits), at(max));
+    d->softmaxPartialSum(n, k, at(logits), at(max), sum);
+    loss[g] = d->softmaxCrossEntropyPartialLoss(n, k, offset, at(logits), l,
+                                                at(max), sum);
+    d->softmaxCrossEntropyBackward(n, k, offset, batch, at(logits), l, at(max),
+                                   sum, at(dLogits));
+  }
+  EXPECT_NEAR(loss[0], loss[1], 1e-6 * std::fabs(loss[0]));
+  expectSame(max);
+  expectSame(dLogits);
+}
+
+TEST_F(CudaDeviceTest, RegionsRowsAndChannelsMatchCpu) {
+  Box src, dst, region;
+  src.rank = dst.rank = region.rank = 4;
+  int64_t s0[4] = {0, 0, 2, 3}, s1[4] = {2, 4, 9, 8};
+  int64_t d0[4] = {0, 1, 0, 0}, d1[4] = {2, 5, 6, 6};
+  int64_t r0[4] = {0, 1, 2, 3}, r1[4] = {2, 4, 6, 6};
+  for (int d = 0; d < 4; ++d) {
+    src.lo[d] = s0[d], src.hi[d] = s1[d];
+    dst.lo[d] = d0[d], dst.hi[d] = d1[d];
+    region.lo[d] = r0[d], region.hi[d] = r1[d];
+  }
+  Pair from = random(size_t(src.volume())), to = random(size_t(dst.volume())),
+       added = random(size_t(dst.volume())), rows = zeros(40),
+       filled = zeros(2 * 3 * 5), sums = zeros(3), bias = random(3);
+  for (Device *d : {cpu.get(), gpu.get()}) {
+    bool g = d == gpu.get();
+    auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
+    d->copyRegion(at(from), src, at(to), dst, region);
+    d->addRegion(at(from), src, at(added), dst, region);
+    d->copyRows(at(rows) + 1, 8, at(from), 11, 5, 6);
+    d->fillChannels(2, 3, 5, at(bias), at(filled));
+    d->sumChannels(2, 3, 5, at(filled), at(sums));
+  }
+  expectSame(to);
+  expectSame(added);
+  expectSame(rows);
+  expectSame(filled);
+  expectSame(sums);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rc = RUN_ALL_TESTS();
+  MPI_Finalize();
+  return rc;
+}
