@@ -2,7 +2,7 @@
 //
 // Each rank drives the GPU its local rank picks. Tensors live in device
 // memory, allocated once; layer work runs in order on one compute stream:
-// convolutions on cuDNN (the algorithm found once per shape and cached),
+// convolutions on cuDNN (its algorithm chosen once per shape and cached),
 // fully-connected layers on cuBLAS, everything else on the kernels of
 // Kernels.cu. Transfers are grouped ncclSend/ncclRecv on the world
 // communicator; each replica group and statistics group gets its own
@@ -643,33 +643,37 @@ private:
     CHECK(cudnnSetTensor4dDescriptor(p.bias, CUDNN_TENSOR_NCHW,
                                      CUDNN_DATA_FLOAT, 1, int(s.outChannels),
                                      1, 1));
-    // The fastest algorithm of each direction, timed once for this shape.
+    // cuDNN's heuristic choice for each direction, once per shape (as
+    // PyTorch does unless cudnn.benchmark is set): timing every algorithm
+    // of every shape would cost seconds at start-up.
     int found = 0;
     cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    CHECK(cudnnFindConvolutionForwardAlgorithm(
+    CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
         dnn_, p.x, p.w, p.conv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
         fwd));
     p.fwd = pick(fwd, found, "forward", p.workspace);
     cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    CHECK(cudnnFindConvolutionBackwardDataAlgorithm(
+    CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
         dnn_, p.w, p.y, p.conv, p.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
         &found, data));
     p.bwdData = pick(data, found, "backward-data", p.workspace);
     cudnnConvolutionBwdFilterAlgoPerf_t filter
         [CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-    CHECK(cudnnFindConvolutionBackwardFilterAlgorithm(
+    CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
         dnn_, p.x, p.y, p.conv, p.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
         &found, filter));
     p.bwdFilter = pick(filter, found, "backward-filter", p.workspace);
     return convPlans_.emplace(key, p).first->second;
   }
 
-  /// The first (fastest) successful result; raises `workspace` to its need.
+  /// The first (best ranked) usable result whose workspace fits in 4 GiB;
+  /// raises `workspace` to its need.
   template <typename Perf>
   static decltype(Perf().algo) pick(const Perf *results, int count,
                                     const char *direction, size_t &workspace) {
     for (int i = 0; i < count; ++i)
-      if (results[i].status == CUDNN_STATUS_SUCCESS) {
+      if (results[i].status == CUDNN_STATUS_SUCCESS &&
+          results[i].memory <= (size_t(4) << 30)) {
         workspace = std::max(workspace, results[i].memory);
         return results[i].algo;
       }

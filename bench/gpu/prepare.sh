@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Prepares the GPU validation run (bench/gpu/run.sh) on this machine, which
+# has MLIR: the GPU machine has none, so every program is compiled here into
+# bench/gpu/bundle/ with the runtime and the MPI libraries it loads.
+#
+#   bin/parity-<model>       1-GPU programs of the parity check, and
+#   ref/parity-<model>.json  the 1-process CPU run they must match;
+#   bin/<model>-b<batch>     AlexNet, VGG-16, ResNet-50 and Inception-v3 for
+#                            one GPU at batch 32, 64 and 128;
+#   lib/                     libhdrt_cuda.so, Open MPI and its plugins (CUDA,
+#                            cuDNN, NCCL and cuBLAS come from the GPU machine).
+#
+# usage: bench/gpu/prepare.sh [build-dir]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build}
+bin=$build/bin
+out=$root/bench/gpu/bundle
+[ -e "$build/lib/libhdrt_cuda.so" ] || {
+  echo "prepare.sh: $build has no libhdrt_cuda.so (configure with -DHD_CUDA=ON where nvcc, cuDNN and NCCL are installed)" >&2
+  exit 1
+}
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/lib" "$out/ref" "$out/work"
+work=$out/work
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+compile() { # model.mlir devices strategy backend exe
+  "$bin/hd-opt" "$1" --layerwise-parallelize="devices=$2 machine=h200-node strategy=$3" \
+    --hd-insert-transfers --hd-lower-to-runtime -o "$work/low.mlir"
+  "$bin/hd-translate" --hd-to-executable "$work/low.mlir" --backend="$4" -o "$5"
+}
+
+# Parity: the small CNN of the tests and AlexNet's layers at 63x63, 5 steps
+# of the same seed and data; the CPU reference runs here.
+"$bin/hd-translate" --import-onnx "$root/test/Target/ONNX/Inputs/small_cnn.onnx" \
+  --batch-size=6 -o "$work/small_cnn.mlir"
+cp "$root/test/Integration/Inputs/alexnet-small.mlir" "$work/alexnet_small.mlir"
+for m in small_cnn alexnet_small; do
+  compile "$work/$m.mlir" 1 data cuda "$out/bin/parity-$m"
+  compile "$work/$m.mlir" 1 data cpu "$work/$m-cpu"
+  mpirun -np 1 "$work/$m-cpu" --steps 5 --seed 1 --lr 0.05 --quiet \
+    --metrics "$out/ref/parity-$m.json"
+done
+
+# Throughput: the zoo models at the batches PyTorch runs.
+for m in alexnet vgg16 resnet50 inception_v3; do
+  for b in 32 64 128; do
+    "$bin/hd-translate" --import-onnx "$root/models/$m.onnx" --batch-size=$b \
+      -o "$work/$m-$b.mlir"
+    compile "$work/$m-$b.mlir" 1 data cuda "$out/bin/$m-b$b"
+  done
+done
+
+# The runtime and what it loads that a machine with CUDA and PyTorch lacks:
+# Open MPI (and its plugins), hwloc, libevent, PMIx. Not glibc, libstdc++,
+# or the CUDA libraries.
+cp "$build/lib/libhdrt_cuda.so" "$out/lib/"
+ldd "$out/bin/parity-small_cnn" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*) ;;
+    libcuda*|libcublas*|libcudnn*|libnccl*|libhdrt*) ;;
+    *) cp -L "$lib" "$out/lib/" ;;
+  esac
+done
+plugins=$(ompi_info --path pkglibdir | sed -n 's/.*Pkglibdir: *//p')
+cp -rL "$plugins" "$out/lib/openmpi"
+for pmix in /usr/lib/x86_64-linux-gnu/pmix2/lib/pmix; do
+  [ -d "$pmix" ] && cp -rL "$pmix" "$out/lib/pmix"
+done
+for lib in "$out"/lib/openmpi/*.so "$out"/lib/pmix/*.so; do
+  ldd "$lib" 2>/dev/null | awk '$3 ~ /^\/(usr\/)?lib/ {print $3}'
+done | sort -u | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*) ;;
+    *) [ -e "$out/lib/$(basename "$lib")" ] || cp -L "$lib" "$out/lib/" ;;
+  esac
+done
+rm -rf "$work"
+du -sh "$out"
+echo "prepare.sh: ready; on the GPU machine run bench/gpu/run.sh OUT-DIR"

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Writes the "gpu" section of docs/results.md from what bench/gpu/run.sh
+left in OUT-DIR on the GPU machine: the CUDA-vs-CPU parity check, and hd's
+images/s against PyTorch eager on the same GPU.
+
+usage: bench/gpu/report.py OUT-DIR
+Exits non-zero when the parity check fails or a run left no result.
+"""
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from mpi_bench import write_section  # noqa: E402
+
+MODELS = ["alexnet", "vgg16", "resnet50", "inception_v3"]
+BATCHES = [32, 64, 128]
+WARMUP = 5
+PARITY = 1e-3
+
+
+def hd_images_per_s(log):
+    """The median images/s of the steps after warm-up, or None."""
+    rates, losses = [], []
+    for m in re.finditer(r"^step (\d+) loss (\S+) (\S+) images/s", log, re.M):
+        losses.append(float(m.group(2)))
+        if int(m.group(1)) > WARMUP:
+            rates.append(float(m.group(3)))
+    if not rates or not all(math.isfinite(x) for x in losses):
+        return None
+    return statistics.median(rates)
+
+
+def main():
+    out = sys.argv[1]
+    read = lambda name: open(os.path.join(out, name)).read()
+    lines = ["## GPU: CUDA backend on one GPU", "",
+             "Command: `bench/gpu/prepare.sh` here, `bench/gpu/run.sh OUT` on "
+             "the GPU machine, `bench/gpu/report.py OUT` (writes this "
+             "section). GPU: %s." % read("gpu.txt").strip().replace("\n", "; "),
+             ""]
+    ok = True
+    lines += ["| parity model | CPU loss, step 5 | CUDA loss, step 5 | largest "
+              "relative error, 5 steps | within %g |" % PARITY, "|---|---|---|---|---|"]
+    for m in ["small_cnn", "alexnet_small"]:
+        try:
+            cpu = json.load(open(os.path.join(out, "cpu-parity-%s.json" % m)))["losses"]
+            gpu = json.load(open(os.path.join(out, "parity-%s.json" % m)))["losses"]
+            err = max(abs(a - b) / abs(a) for a, b in zip(cpu, gpu))
+            good = len(cpu) == len(gpu) == 5 and err <= PARITY
+            lines.append("| %s | %.6f | %.6f | %.2e | %s |" % (
+                m, cpu[-1], gpu[-1], err, "yes" if good else "**no**"))
+        except (OSError, ValueError, KeyError, ZeroDivisionError) as e:
+            good = False
+            lines.append("| %s | | | no result (%s) | **no** |" % (m, e))
+        ok &= good
+    try:
+        torch = json.load(open(os.path.join(out, "pytorch.json")))
+    except (OSError, ValueError):
+        torch = {"images_per_s": {}}
+    lines += ["", "PyTorch %s (cuDNN %s), eager, fp32, channels-first, SGD; "
+              "hd with its defaults (TF32 in convolutions, as PyTorch). "
+              "Images/s: the median step after %d of warm-up." % (
+                  torch.get("torch", "?"), torch.get("cudnn", "?"), WARMUP), "",
+              "| model | batch | hd images/s | PyTorch images/s | hd / PyTorch |",
+              "|---|---|---|---|---|"]
+    for m in MODELS:
+        for b in BATCHES:
+            try:
+                hd = hd_images_per_s(read("hd-%s-%d.log" % (m, b)))
+            except OSError:
+                hd = None
+            pt = torch["images_per_s"].get("%s-%d" % (m, b))
+            ok &= hd is not None and pt is not None
+            fmt = lambda x: "%.1f" % x if x else "no result"
+            lines.append("| %s | %d | %s | %s | %s |" % (
+                m, b, fmt(hd), fmt(pt), "%.2f" % (hd / pt) if hd and pt else ""))
+    write_section("gpu", lines)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

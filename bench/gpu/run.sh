@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The GPU validation, one prepared run that fits a 15-minute device budget.
+# Runs on the GPU machine from the repository root, with the bundle that
+# bench/gpu/prepare.sh made here (that machine has no MLIR):
+#   1. parity: the CUDA backend against the CPU backend on two small CNNs,
+#      5 steps with TF32 off (the CPU losses came with the bundle);
+#   2. hd's images/s on one GPU: AlexNet, VGG-16, ResNet-50, Inception-v3 at
+#      batch 32, 64 and 128 (median step after warm-up);
+#   3. PyTorch eager on the same GPU, same models, batches and optimizer.
+# Everything lands in OUT-DIR; bench/gpu/report.py OUT-DIR then writes the
+# "gpu" section of docs/results.md here.
+#
+# usage: bench/gpu/run.sh OUT-DIR [--steps N]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bundle=$root/bench/gpu/bundle
+out=${1:?usage: bench/gpu/run.sh OUT-DIR [--steps N]}
+steps=25
+[ "${2:-}" = "--steps" ] && steps=${3:?}
+mkdir -p "$out"
+[ -d "$bundle/bin" ] || { echo "run.sh: no bundle; run bench/gpu/prepare.sh first" >&2; exit 1; }
+
+# CUDA, cuDNN, NCCL and cuBLAS from that machine: PyTorch's wheels, or the
+# toolkit. The bundle brings the runtime and Open MPI, whose plugins are
+# found through the MCA paths; a lone process needs no mpirun.
+cuda_dirs=$(python3 - <<'PY'
+import glob, os, site, sys
+roots = site.getsitepackages() + [site.getusersitepackages()]
+wanted = ["libcudnn.so.9", "libnccl.so.2", "libcublas.so.13", "libcudart.so.13"]
+found = []
+for lib in wanted:
+    hits = [h for r in roots for h in glob.glob(os.path.join(r, "nvidia", "**", lib), recursive=True)]
+    hits += glob.glob("/usr/local/cuda*/lib*/" + lib)
+    if hits and os.path.dirname(hits[0]) not in found:
+        found.append(os.path.dirname(hits[0]))
+    if not hits:
+        print("run.sh: %s not found" % lib, file=sys.stderr)
+print(":".join(found))
+PY
+)
+export LD_LIBRARY_PATH=$bundle/lib:$cuda_dirs:${LD_LIBRARY_PATH:-}
+export OMPI_MCA_mca_base_component_path=$bundle/lib/openmpi
+export PMIX_MCA_mca_base_component_path=$bundle/lib/pmix
+export OMPI_MCA_ess_singleton_isolated=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; } > "$out/gpu.txt" 2>&1
+echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" > "$out/env.txt"
+ldd "$bundle/bin/parity-small_cnn" >> "$out/env.txt" 2>&1
+
+start=$(date +%s)
+for m in small_cnn alexnet_small; do
+  timeout 120 "$bundle/bin/parity-$m" --steps 5 --seed 1 --lr 0.05 --quiet \
+    --no-tf32 --metrics "$out/parity-$m.json" > "$out/parity-$m.log" 2>&1
+  echo "parity $m: exit $?"
+done
+for m in alexnet vgg16 resnet50 inception_v3; do
+  for b in 32 64 128; do
+    timeout 180 "$bundle/bin/$m-b$b" --steps "$steps" > "$out/hd-$m-$b.log" 2>&1
+    echo "hd $m batch $b: exit $? ($(( $(date +%s) - start )) s)"
+  done
+done
+PYTHONUNBUFFERED=1 timeout 420 python3 "$root/bench/gpu/pytorch_baseline.py" \
+  --steps "$steps" --out "$out/pytorch.json" > "$out/pytorch.log" 2>&1
+echo "pytorch: exit $? ($(( $(date +%s) - start )) s)"
+for ref in "$bundle"/ref/*.json; do cp "$ref" "$out/cpu-$(basename "$ref")"; done
