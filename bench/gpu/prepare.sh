@@ -7,6 +7,9 @@
 #   ref/parity-<model>.json  the 1-process CPU run they must match;
 #   bin/<model>-b<batch>     AlexNet, VGG-16, ResNet-50 and Inception-v3 for
 #                            one GPU at batch 32, 64 and 128;
+#   jobs.txt                 the layers of the batch-64 programs, for
+#                            bin/hdrt-profile-cuda to time (the cost model's
+#                            prediction of those steps);
 #   lib/                     libhdrt_cuda.so, Open MPI and its plugins (CUDA,
 #                            cuDNN, NCCL and cuBLAS come from the GPU machine).
 #
@@ -16,12 +19,13 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
 bin=$build/bin
 out=$root/bench/gpu/bundle
-[ -e "$build/lib/libhdrt_cuda.so" ] || {
+[ -e "$build/lib/libhdrt_cuda.so" ] && [ -e "$bin/hdrt-profile-cuda" ] || {
   echo "prepare.sh: $build has no libhdrt_cuda.so (configure with -DHD_CUDA=ON where nvcc, cuDNN and NCCL are installed)" >&2
   exit 1
 }
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/ref" "$out/work"
+cp "$bin/hdrt-profile-cuda" "$out/bin/"
 work=$out/work
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -50,7 +54,10 @@ for m in alexnet vgg16 resnet50 inception_v3; do
       -o "$work/$m-$b.mlir"
     compile "$work/$m-$b.mlir" 1 data cuda "$out/bin/$m-b$b"
   done
+  "$bin/hd-profile" "$work/$m-64.mlir" --devices=1 --emit-jobs \
+    -o "$work/jobs-$m.txt" 2> /dev/null
 done
+sort -u "$work"/jobs-*.txt > "$out/jobs.txt"
 
 # The runtime and what it loads that a machine with CUDA and PyTorch lacks:
 # Open MPI (and its plugins), hwloc, libevent, PMIx. Not glibc, libstdc++,

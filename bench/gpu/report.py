@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes the "gpu" section of docs/results.md from what bench/gpu/run.sh
-left in OUT-DIR on the GPU machine: the CUDA-vs-CPU parity check, and hd's
-images/s against PyTorch eager on the same GPU.
+left in OUT-DIR on the GPU machine: the CUDA-vs-CPU parity check, hd's
+images/s against PyTorch eager on the same GPU, and the cost model's
+prediction of the batch-64 steps from the layer times measured there.
 
-usage: bench/gpu/report.py OUT-DIR
+usage: bench/gpu/report.py OUT-DIR [build-dir]
 Exits non-zero when the parity check fails or a run left no result.
 """
 import json
@@ -11,10 +12,12 @@ import math
 import os
 import re
 import statistics
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from mpi_bench import write_section  # noqa: E402
+from mpi_bench import ROOT, run, write_section  # noqa: E402
 
 MODELS = ["alexnet", "vgg16", "resnet50", "inception_v3"]
 BATCHES = [32, 64, 128]
@@ -34,8 +37,34 @@ def hd_images_per_s(log):
     return statistics.median(rates)
 
 
+def predictions(out, build):
+    """Predicted ms per batch-64 step on one GPU (data parallelism on one
+    device is the layers in sequence) from the layer times measured there;
+    {} when there are none."""
+    times = os.path.join(out, "times.txt")
+    if not os.path.exists(times):
+        return {}
+    tmp = tempfile.mkdtemp(prefix="hd-gpu-report-")
+    tool = lambda name: os.path.join(build, "bin", name)
+    db = os.path.join(tmp, "gpu.profile.json")
+    run([tool("hd-profile"), "--import-times=" + times, "-o", db])
+    predicted = {}
+    for m in MODELS:
+        src, report = (os.path.join(tmp, m + ext) for ext in (".mlir", ".json"))
+        run([tool("hd-translate"), "--import-onnx",
+             os.path.join(ROOT, "models", m + ".onnx"), "--batch-size=64", "-o", src])
+        run([tool("hd-opt"), src, "--layerwise-parallelize=devices=1 "
+             "machine=h200-node profile=%s strategy=data report=%s" % (db, report),
+             "-o", os.devnull])
+        r = json.load(open(report))
+        measured = sum(l["time_source"] == "profile" for l in r["layers"])
+        predicted[m] = (r["predicted_ms"], measured, len(r["layers"]))
+    return predicted
+
+
 def main():
     out = sys.argv[1]
+    build = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "build")
     read = lambda name: open(os.path.join(out, name)).read()
     lines = ["## GPU: CUDA backend on one GPU", "",
              "Command: `bench/gpu/prepare.sh` here, `bench/gpu/run.sh OUT` on "
@@ -78,6 +107,26 @@ def main():
             fmt = lambda x: "%.1f" % x if x else "no result"
             lines.append("| %s | %d | %s | %s | %s |" % (
                 m, b, fmt(hd), fmt(pt), "%.2f" % (hd / pt) if hd and pt else ""))
+    predicted = predictions(out, build)
+    lines += ["", "The cost model on the same GPU: each layer timed there "
+              "(`hdrt-profile-cuda`, forward + backward + update), summed by "
+              "the search's model for one device, against the measured step "
+              "at batch 64.", "",
+              "| model | layers measured | predicted ms | measured ms | error |",
+              "|---|---|---|---|---|"]
+    for m in MODELS:
+        try:
+            hd = hd_images_per_s(read("hd-%s-64.log" % m))
+        except OSError:
+            hd = None
+        if m not in predicted or not hd:
+            ok = False
+            lines.append("| %s | | | | no result |" % m)
+            continue
+        ms, measured, layers = predicted[m]
+        step = 64 / hd * 1e3
+        lines.append("| %s | %d of %d | %.2f | %.2f | %+.1f%% |" % (
+            m, measured, layers, ms, step, 100 * (ms - step) / step))
     write_section("gpu", lines)
     return 0 if ok else 1
 

@@ -6,7 +6,9 @@
 #      5 steps with TF32 off (the CPU losses came with the bundle);
 #   2. hd's images/s on one GPU: AlexNet, VGG-16, ResNet-50, Inception-v3 at
 #      batch 32, 64 and 128 (median step after warm-up);
-#   3. PyTorch eager on the same GPU, same models, batches and optimizer.
+#   3. PyTorch eager on the same GPU, same models, batches and optimizer;
+#   4. every layer of those models timed on the GPU (hdrt-profile-cuda), for
+#      the cost model's prediction of the same steps.
 # Everything lands in OUT-DIR; bench/gpu/report.py OUT-DIR then writes the
 # "gpu" section of docs/results.md here.
 #
@@ -62,4 +64,7 @@ done
 PYTHONUNBUFFERED=1 timeout 420 python3 "$root/bench/gpu/pytorch_baseline.py" \
   --steps "$steps" --out "$out/pytorch.json" > "$out/pytorch.log" 2>&1
 echo "pytorch: exit $? ($(( $(date +%s) - start )) s)"
+timeout 300 "$bundle/bin/hdrt-profile-cuda" "$bundle/jobs.txt" -o "$out/times.txt" \
+  --repeats 5 > "$out/profile.log" 2>&1
+echo "profile: exit $? ($(( $(date +%s) - start )) s)"
 for ref in "$bundle"/ref/*.json; do cp "$ref" "$out/cpu-$(basename "$ref")"; done

@@ -76,6 +76,22 @@ double medianMs(int repeats, double minSeconds, Body body) {
 
 } // namespace
 
+namespace {
+
+/// One device for every layer profiled: making a GPU's handles and streams
+/// costs more than timing a layer.
+std::shared_ptr<Device> &profilingDevice() {
+  static std::shared_ptr<Device> device;
+  if (!device)
+    device = makeDevice(DeviceOptions());
+  return device;
+}
+
+} // namespace
+
+std::string profileDevice() { return profilingDevice()->describe(); }
+std::string profileBackend() { return profilingDevice()->backend(); }
+
 LayerProfile profileLayer(const LayerProfileRequest &r) {
   LayerProfile result;
   try {
@@ -83,7 +99,7 @@ LayerProfile profileLayer(const LayerProfileRequest &r) {
     for (int64_t d : r.degrees)
       tasks *= d;
     exec::Options options;
-    Program program(options, tasks, r.name, "profile");
+    Program program(options, tasks, r.name, "profile", profilingDevice());
     program.enableProfiling();
     program.defineLayer(0, static_cast<Kind>(r.kind), r.name,
                         static_cast<int>(r.shape.size()), r.shape.data(),
@@ -103,15 +119,21 @@ LayerProfile profileLayer(const LayerProfileRequest &r) {
     program.fillForProfile();
     // A step also loads the layer's share of the images and labels and
     // zeroes its output gradient: part of its forward here.
+    // Each run ends when the device has finished it.
     result.fwdMs = medianMs(r.repeats, r.minSeconds, [&] {
       program.stepInputs(0);
       program.forward(0);
+      program.fence();
     });
     program.fillForProfile(); // output gradients again, not zeros
-    result.bwdMs = medianMs(r.repeats, r.minSeconds,
-                            [&] { program.backward(0); });
-    result.updateMs = medianMs(r.repeats, r.minSeconds,
-                               [&] { program.sgdUpdate(0); });
+    result.bwdMs = medianMs(r.repeats, r.minSeconds, [&] {
+      program.backward(0);
+      program.fence();
+    });
+    result.updateMs = medianMs(r.repeats, r.minSeconds, [&] {
+      program.sgdUpdate(0);
+      program.fence();
+    });
   } catch (const std::exception &e) {
     result.error = e.what();
   }

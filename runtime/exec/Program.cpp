@@ -73,12 +73,14 @@ Box Partition::tile(int64_t task) const {
 //===----------------------------------------------------------------------===//
 
 Program::Program(Options options, int64_t devices, std::string modelName,
-                 std::string modelHash)
-    : options_(std::move(options)), devices_(devices),
-      modelName_(std::move(modelName)), modelHash_(std::move(modelHash)) {
+                 std::string modelHash, std::shared_ptr<Device> device)
+    : options_(std::move(options)), device_(std::move(device)),
+      devices_(devices), modelName_(std::move(modelName)),
+      modelHash_(std::move(modelHash)) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   try {
-    device_ = makeDevice(options_.device);
+    if (!device_)
+      device_ = makeDevice(options_.device);
   } catch (const DeviceError &e) {
     // Every rank finds the same machine (no GPU, no driver).
     throw CollectiveError(e.what());

@@ -155,8 +155,10 @@ struct Edge {
 
 class Program {
 public:
+  /// `device`: the rank's device, made for this library's backend when
+  /// null (hd-profile shares one across many programs).
   Program(Options options, int64_t devices, std::string modelName,
-          std::string modelHash);
+          std::string modelHash, std::shared_ptr<Device> device = nullptr);
 
   // Definitions, in the order of Abi.def.
   void defineLayer(int64_t id, Kind kind, std::string name, int rank,
@@ -197,6 +199,8 @@ public:
   /// Profiling: graph-input operands whose gradient backward computes, as
   /// it does for a layer inside the network.
   void wantInputGradient(int64_t edge) { edges_.at(edge).wantsGradient = true; }
+  /// Waits for the device's work (profiling times whole passes).
+  void fence() { device_->fence(); }
   /// Profiling: fills inputs and output gradients with numbers.
   void fillForProfile();
   /// The per-step work around the layers: this step's images and labels
@@ -246,7 +250,7 @@ private:
                       ReduceOp op);
 
   Options options_;
-  std::unique_ptr<Device> device_;
+  std::shared_ptr<Device> device_;
   std::string activity_;
   int64_t devices_;
   std::string modelName_, modelHash_;

@@ -2,6 +2,8 @@
 //
 //   hd-profile model.mlir --devices=N [--machine=M] -o profile.json
 //   hd-profile calibrate [--machine=M] -o machine.json
+//   hd-profile model.mlir --devices=N --emit-jobs -o jobs.txt
+//   hd-profile --import-times=times.txt -o profile.json
 //
 // The first times every (layer, tile) the search may consider with the
 // runtime's own kernels (forward, backward, parameter update; a warm-up,
@@ -11,7 +13,9 @@
 // point-to-point and all-reduce bandwidth, dense and memory-bound kernel
 // speed, and writes a machine description. Run either under `mpirun -np P`
 // to measure while P processes share the host, as P devices of a program
-// would.
+// would. The last two time layers on a machine without MLIR (a GPU
+// machine): the jobs go there as text, `hdrt-profile-cuda` times them, and
+// the times come back into a database.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +34,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -45,8 +50,14 @@ using namespace llvm;
 namespace {
 
 cl::opt<std::string> input(cl::Positional,
-                           cl::desc("<model.mlir | calibrate>"),
-                           cl::Required);
+                           cl::desc("<model.mlir | calibrate>"));
+cl::opt<bool> emitJobs("emit-jobs",
+                       cl::desc("Write the layers to time as text (-o) "
+                                "instead of timing them here"));
+cl::opt<std::string> importTimes(
+    "import-times",
+    cl::desc("Add the times hdrt-profile-cuda measured to the database (-o)"),
+    cl::value_desc("file"));
 cl::opt<std::string> output("o", cl::desc("Output file"),
                             cl::value_desc("file"), cl::Required);
 cl::opt<std::string> machineName("machine",
@@ -176,6 +187,16 @@ int profileModel() {
            " (remove it or choose another -o)");
     db = std::move(*old);
   }
+  if (emitJobs) {
+    std::string text;
+    for (const hd::ProfileJob &job : *jobs)
+      text += hdrt::jobToText(job.signature, job.tile, job.request) + "\n";
+    if (myRank == 0)
+      writeAtomically(output, text);
+    out() << formatv("hd-profile: {0} jobs for {1} devices -> {2}\n",
+                     jobs->size(), devices.getValue(), output);
+    return 0;
+  }
   const std::string backend = "cpu", device = deviceName();
   Progress progress(jobs->size());
   size_t measured = 0, reused = 0;
@@ -208,6 +229,57 @@ int profileModel() {
   out() << formatv("hd-profile: {0} entries for {1} devices ({2} measured, "
                    "{3} reused) -> {4}\n",
                    jobs->size(), devices.getValue(), measured, reused, output);
+  return 0;
+}
+
+/// Reads what hdrt-profile-cuda wrote: `# backend B`, `# device D`, then
+/// one job line per layer with its forward, backward and update times.
+int importProfileTimes() {
+  auto text = MemoryBuffer::getFile(importTimes);
+  if (!text)
+    fail("cannot read '" + importTimes + "': " + text.getError().message());
+  hd::ProfileDB db;
+  if (sys::fs::exists(output)) {
+    Expected<hd::ProfileDB> old = hd::ProfileDB::load(output);
+    if (!old)
+      fail("cannot reuse '" + output + "': " + toString(old.takeError()) +
+           " (remove it or choose another -o)");
+    db = std::move(*old);
+  }
+  std::string backend, device;
+  size_t added = 0, number = 0;
+  SmallVector<StringRef> lines;
+  (*text)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef line : lines) {
+    ++number;
+    auto where = [&] { return formatv("{0}:{1}: ", importTimes, number).str(); };
+    if (line.consume_front("# backend ")) {
+      backend = line.trim().str();
+      continue;
+    }
+    if (line.consume_front("# device ")) {
+      device = line.trim().str();
+      continue;
+    }
+    std::string signature, error;
+    std::vector<int64_t> tile;
+    hdrt::LayerProfileRequest request;
+    SmallVector<StringRef> fields;
+    line.split(fields, '\t');
+    double ms[3];
+    if (backend.empty() || device.empty())
+      fail(where() + "times before the '# backend' and '# device' lines");
+    if (!hdrt::jobFromText(line.str(), signature, tile, request, error))
+      fail(where() + error);
+    if (fields.size() != 13 || fields[10].getAsDouble(ms[0]) ||
+        fields[11].getAsDouble(ms[1]) || fields[12].getAsDouble(ms[2]))
+      fail(where() + "a job without its three times");
+    db.insert({signature, tile, backend, device, ms[0], ms[1], ms[2]});
+    ++added;
+  }
+  writeAtomically(output, db.toJSON());
+  out() << formatv("hd-profile: {0} entries for {1} ({2}) -> {3}\n", added,
+                   device, backend, output);
   return 0;
 }
 
@@ -258,7 +330,11 @@ int main(int argc, char **argv) {
     cl::ParseCommandLineOptions(argc, argv,
                                 "hd-profile: measure layers and this host "
                                 "for hd's cost model\n");
-  int rc = input == "calibrate" ? calibrate() : profileModel();
+  if (importTimes.empty() && input.empty())
+    fail("give a model, `calibrate` or --import-times=FILE");
+  int rc = !importTimes.empty() ? importProfileTimes()
+           : input == "calibrate" ? calibrate()
+                                  : profileModel();
   hdrt::profileFinalize();
   return rc;
 }

@@ -49,8 +49,26 @@ struct LayerProfile {
   std::string error;                         // empty on success
 };
 
-/// Times task 0 (the largest tile) of the layer under its configuration.
+/// Times task 0 (the largest tile) of the layer under its configuration,
+/// on this library's device (libhdrt: the host, libhdrt_cuda: a GPU).
 LayerProfile profileLayer(const LayerProfileRequest &request);
+/// The device profileLayer runs on ("NVIDIA H200", ...) and its backend.
+std::string profileDevice();
+std::string profileBackend();
+
+/// A layer to time as one line of text, so that it can be timed on a
+/// machine without MLIR: `hd-profile --emit-jobs` writes the lines,
+/// `hdrt-profile-cuda` times them and appends each line's times,
+/// `hd-profile --import-times` reads those into a database. Tab-separated:
+/// signature, tile, then the request's fields.
+std::string jobToText(const std::string &signature,
+                      const std::vector<int64_t> &tile,
+                      const LayerProfileRequest &request);
+/// Parses what jobToText wrote (and ignores the times after it); false with
+/// a message on a malformed line.
+bool jobFromText(const std::string &line, std::string &signature,
+                 std::vector<int64_t> &tile, LayerProfileRequest &request,
+                 std::string &error);
 
 /// Point-to-point and all-reduce speeds between the MPI processes.
 struct LinkProfile {
