@@ -7,7 +7,10 @@
 // Kernels.cu. Transfers are grouped ncclSend/ncclRecv on the world
 // communicator; each replica group and statistics group gets its own
 // communicator from ncclCommSplit. Gradient all-reduces run on a second
-// stream, beside the rest of backward; the optimizer waits for them.
+// stream, beside the rest of backward; the optimizer waits for them. A
+// communicator is used on one stream only (the gradient stream has its own
+// copies): NCCL orders a communicator's operations by launch, not across
+// streams, and two streams sharing one could deadlock.
 //
 // Every CUDA, cuDNN, cuBLAS and NCCL call is checked; a failure throws a
 // DeviceError naming the call, and the executor adds the layer.
@@ -60,18 +63,22 @@ void check(ncclResult_t e, const char *call) {
 }
 #define CHECK(call) check((call), #call)
 
-/// The rank's index among the ranks of its node: torchrun's LOCAL_RANK,
-/// else the shared-memory communicator of MPI.
-int localRank() {
-  if (const char *s = std::getenv("LOCAL_RANK"))
-    return std::atoi(s);
+/// The rank's index among the ranks of its node, and their number:
+/// torchrun's LOCAL_RANK and LOCAL_WORLD_SIZE, else the shared-memory
+/// communicator of MPI.
+std::pair<int, int> localRankAndSize() {
+  const char *rank = std::getenv("LOCAL_RANK");
+  const char *size = std::getenv("LOCAL_WORLD_SIZE");
+  if (rank && size)
+    return {std::atoi(rank), std::atoi(size)};
   MPI_Comm local;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
                       &local);
-  int rank = 0;
-  MPI_Comm_rank(local, &rank);
+  int r = 0, n = 1;
+  MPI_Comm_rank(local, &r);
+  MPI_Comm_size(local, &n);
   MPI_Comm_free(&local);
-  return rank;
+  return {r, n};
 }
 
 /// Device memory that grows to the largest request and is then reused:
@@ -87,6 +94,7 @@ public:
       if (data_)
         CHECK(cudaFree(data_));
       data_ = nullptr;
+      size_ = 0; // stays consistent if the allocation below throws
       CHECK(cudaMalloc(&data_, bytes));
       size_ = bytes;
     }
@@ -100,18 +108,21 @@ private:
 
 /// cuDNN's descriptors and chosen algorithms for one convolution shape.
 /// Asymmetric padding (a tile with a halo on one side) is not a cuDNN
-/// convolution: the input is then copied into a zero-padded buffer and
-/// convolved without padding.
+/// convolution (unless the extra padding is never reached): the input is
+/// then copied into a zero-padded buffer and convolved without padding.
 struct ConvPlan {
   bool padCopy = false;
   Box inBox, paddedBox; // element boxes of the input and its padded copy
   cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;
+  // One convolution descriptor per direction: each carries the math type
+  // of the algorithm chosen for that direction.
+  cudnnConvolutionDescriptor_t fwdConv = nullptr, dataConv = nullptr,
+                               filterConv = nullptr;
   cudnnConvolutionFwdAlgo_t fwd{};
   cudnnConvolutionBwdDataAlgo_t bwdData{};
   cudnnConvolutionBwdFilterAlgo_t bwdFilter{};
-  size_t workspace = 0;
+  size_t workspace = 0; // the largest of the three directions' needs
 };
 
 using ConvKey = std::array<int64_t, 16>;
@@ -149,8 +160,17 @@ public:
       throw DeviceError(std::string("no CUDA device: ") +
                         (e != cudaSuccess ? cudaGetErrorString(e)
                                           : "the driver reports none"));
-    int local = localRank();
-    gpu_ = local % count;
+    auto [local, localRanks] = localRankAndSize();
+    // One GPU per rank. A launcher that gives each rank its own GPU
+    // through CUDA_VISIBLE_DEVICES leaves every rank seeing one device 0.
+    if (localRanks > count && count == 1 && std::getenv("CUDA_VISIBLE_DEVICES"))
+      local = 0;
+    else if (localRanks > count)
+      throw DeviceError(std::to_string(localRanks) +
+                        " ranks on this node but " + std::to_string(count) +
+                        " GPU(s): start one rank per GPU (mpirun -np, or "
+                        "-npernode on several nodes)");
+    gpu_ = local;
     CHECK(cudaSetDevice(gpu_));
     cudaDeviceProp props;
     CHECK(cudaGetDeviceProperties(&props, gpu_));
@@ -179,6 +199,7 @@ public:
         CHECK(ncclGetUniqueId(&id));
       MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
       CHECK(ncclCommInitRank(&world_, ranks_, id, rank_));
+      CHECK(ncclCommSplit(world_, 0, rank_, &worldGradients_, nullptr));
     }
   }
 
@@ -191,12 +212,17 @@ public:
       cudnnDestroyTensorDescriptor(plan.y);
       cudnnDestroyTensorDescriptor(plan.bias);
       cudnnDestroyFilterDescriptor(plan.w);
-      cudnnDestroyConvolutionDescriptor(plan.conv);
+      cudnnDestroyConvolutionDescriptor(plan.fwdConv);
+      cudnnDestroyConvolutionDescriptor(plan.dataConv);
+      cudnnDestroyConvolutionDescriptor(plan.filterConv);
     }
-    for (auto &[mpiComm, nccl] : groups_)
-      ncclCommDestroy(nccl);
-    if (world_)
-      ncclCommDestroy(world_);
+    for (auto &[mpiComm, comms] : groups_) {
+      ncclCommDestroy(comms.compute);
+      ncclCommDestroy(comms.gradients);
+    }
+    for (ncclComm_t c : {world_, worldGradients_})
+      if (c)
+        ncclCommDestroy(c);
     cublasDestroy(blas_);
     cudnnDestroy(dnn_);
     cudaFreeHost(hostFlag_);
@@ -223,10 +249,12 @@ public:
   }
   void release(void *memory) override { cudaFree(memory); }
   void upload(void *dst, const void *host, size_t bytes) override {
+    waitForGradients();
     CHECK(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice,
                           compute_));
   }
   void download(void *host, const void *src, size_t bytes) override {
+    waitForGradients();
     CHECK(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost,
                           compute_));
     CHECK(cudaStreamSynchronize(compute_));
@@ -252,13 +280,19 @@ public:
   }
   void copyRows(float *dst, int64_t dstStride, const float *src,
                 int64_t srcStride, int64_t rows, int64_t columns) override {
-    if (rows > 0 && columns > 0)
+    if (rows <= 0 || columns <= 0)
+      return;
+    if (rows == 1 || (dstStride == columns && srcStride == columns))
+      CHECK(cudaMemcpyAsync(dst, src, size_t(rows * columns) * sizeof(float),
+                            cudaMemcpyDeviceToDevice, compute_));
+    else
       CHECK(cudaMemcpy2DAsync(dst, dstStride * sizeof(float), src,
                               srcStride * sizeof(float),
                               columns * sizeof(float), rows,
                               cudaMemcpyDeviceToDevice, compute_));
   }
   bool allFinite(const float *data, int64_t count) override {
+    waitForGradients();
     CHECK(cudaMemsetAsync(deviceFlag_, 0, sizeof(int), compute_));
     cuda::findNonFinite(compute_, data, count, deviceFlag_);
     CHECK(cudaGetLastError());
@@ -274,7 +308,7 @@ public:
     ConvPlan &p = plan(s);
     const float one = 1, zero = 0;
     const float *x = padded(p, in);
-    CHECK(cudnnConvolutionForward(dnn_, &one, p.x, x, p.w, w, p.conv, p.fwd,
+    CHECK(cudnnConvolutionForward(dnn_, &one, p.x, x, p.w, w, p.fwdConv, p.fwd,
                                   workspace_.get(p.workspace), p.workspace,
                                   &zero, p.y, out));
     if (bias)
@@ -287,8 +321,8 @@ public:
     float *dx = p.padCopy ? static_cast<float *>(padScratch_.get(
                                 p.paddedBox.volume() * sizeof(float)))
                           : dIn;
-    CHECK(cudnnConvolutionBackwardData(dnn_, &one, p.w, w, p.y, dOut, p.conv,
-                                       p.bwdData, workspace_.get(p.workspace),
+    CHECK(cudnnConvolutionBackwardData(dnn_, &one, p.w, w, p.y, dOut,
+                                       p.dataConv, p.bwdData, workspace_.get(p.workspace),
                                        p.workspace, &zero, p.x, dx));
     if (p.padCopy) {
       cuda::copyRegion(compute_, dx, p.paddedBox, dIn, p.inBox, p.inBox,
@@ -303,7 +337,7 @@ public:
     const float one = 1, zero = 0;
     const float *x = padded(p, in);
     CHECK(cudnnConvolutionBackwardFilter(
-        dnn_, &one, p.x, x, p.y, dOut, p.conv, p.bwdFilter,
+        dnn_, &one, p.x, x, p.y, dOut, p.filterConv, p.bwdFilter,
         workspace_.get(p.workspace), p.workspace, &zero, p.w, dW));
     if (dBias)
       CHECK(cudnnConvolutionBackwardBias(dnn_, &one, p.y, dOut, &zero, p.bias,
@@ -391,7 +425,8 @@ public:
   //===--- Batch norm and the loss -----------------------------------------===//
   void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
                             double *sums) override {
-    cuda::batchNormPartialSums(compute_, n, c, hw, in, sums);
+    cuda::batchNormPartialSums(compute_, n, c, hw, in,
+                               batchNormScratch(n, c, hw), sums);
     CHECK(cudaGetLastError());
   }
   void batchNormStatistics(int64_t c, int64_t count, double eps,
@@ -413,7 +448,8 @@ public:
                                     const float *mean, const float *invStd,
                                     double *sums) override {
     cuda::batchNormBackwardPartialSums(compute_, n, c, hw, in, dOut, mean,
-                                       invStd, sums);
+                                       invStd, batchNormScratch(n, c, hw),
+                                       sums);
     CHECK(cudaGetLastError());
   }
   void batchNormParamGrads(int64_t c, const double *sums, float *dScale,
@@ -466,27 +502,30 @@ public:
   }
 
   //===--- Communication on NCCL -------------------------------------------===//
+  /// Every rank calls this for every MPI_Comm_split of the program (both
+  /// are collective over the world), so the splits below line up.
   void groupCreated(MPI_Comm group, int color, int key) override {
     if (!world_)
       return;
-    ncclComm_t comm = nullptr;
-    CHECK(ncclCommSplit(world_, color == MPI_UNDEFINED ? NCCL_SPLIT_NOCOLOR
-                                                       : color,
-                        key, &comm, nullptr));
-    if (comm)
-      groups_[group] = comm;
+    int nccl = color == MPI_UNDEFINED ? NCCL_SPLIT_NOCOLOR : color;
+    GroupComms comms;
+    CHECK(ncclCommSplit(world_, nccl, key, &comms.compute, nullptr));
+    CHECK(ncclCommSplit(worldGradients_, nccl, key, &comms.gradients,
+                        nullptr));
+    if (comms.compute)
+      groups_[group] = comms;
   }
 
   int allReduce(MPI_Comm comm, void *data, int64_t count, ElementType type,
                 ReduceOp op) override {
-    if (ncclComm_t c = ncclOf(comm))
+    if (ncclComm_t c = ncclOf(comm, /*gradients=*/false))
       CHECK(ncclAllReduce(data, data, size_t(count), ncclTypeOf(type),
                           op == ReduceOp::Sum ? ncclSum : ncclMax, c,
                           compute_));
     return 0;
   }
   int allReduceGradients(MPI_Comm comm, float *data, int64_t count) override {
-    ncclComm_t c = ncclOf(comm);
+    ncclComm_t c = ncclOf(comm, /*gradients=*/true);
     if (!c)
       return 0;
     // The gradients are complete when the compute stream reaches here.
@@ -498,8 +537,10 @@ public:
     return 0;
   }
 
+  // Plans name world ranks: the executor passes MPI_COMM_WORLD.
   int exchangeForward(MPI_Comm comm, const std::vector<mpi::Move> &plan,
                       mpi::Side side, const float *tile, float *in) override {
+    requireWorld(comm);
     if (side.tileBox && side.inBox)
       copyRegion(tile, *side.tileBox, in, *side.inBox,
                  intersect(*side.tileBox, *side.inBox));
@@ -509,6 +550,7 @@ public:
   int exchangeBackward(MPI_Comm comm, const std::vector<mpi::Move> &plan,
                        mpi::Side side, float *dTile,
                        const float *dIn) override {
+    requireWorld(comm);
     if (side.tileBox && side.inBox)
       addRegion(dIn, *side.inBox, dTile, *side.tileBox,
                 intersect(*side.tileBox, *side.inBox));
@@ -517,19 +559,32 @@ public:
   }
 
 private:
-  /// The NCCL communicator of an MPI communicator; null when the group has
-  /// one member (nothing to combine).
-  ncclComm_t ncclOf(MPI_Comm comm) {
+  /// A group's two NCCL communicators: one for the compute stream, one
+  /// for the gradient stream.
+  struct GroupComms {
+    ncclComm_t compute = nullptr, gradients = nullptr;
+  };
+
+  /// The NCCL communicator of an MPI communicator for the compute or the
+  /// gradient stream; null when the group has one member (nothing to
+  /// combine).
+  ncclComm_t ncclOf(MPI_Comm comm, bool gradients) {
     if (comm == MPI_COMM_NULL || comm == MPI_COMM_SELF || !world_)
       return nullptr;
     if (comm == MPI_COMM_WORLD)
-      return world_;
+      return gradients ? worldGradients_ : world_;
     auto it = groups_.find(comm);
     if (it == groups_.end())
       throw DeviceError("a group without an NCCL communicator");
+    ncclComm_t c = gradients ? it->second.gradients : it->second.compute;
     int size = 1;
-    CHECK(ncclCommCount(it->second, &size));
-    return size > 1 ? it->second : nullptr;
+    CHECK(ncclCommCount(c, &size));
+    return size > 1 ? c : nullptr;
+  }
+
+  static void requireWorld(MPI_Comm comm) {
+    if (comm != MPI_COMM_WORLD)
+      throw DeviceError("transfers run on the world communicator only");
   }
 
   /// One direction of a transfer plan: boxes packed from `from` are sent,
@@ -594,6 +649,11 @@ private:
     gradientsPending_ = false;
   }
 
+  double *batchNormScratch(int64_t n, int64_t c, int64_t hw) {
+    return static_cast<double *>(bnScratch_.get(
+        size_t(cuda::batchNormScratchCount(n, c, hw)) * sizeof(double)));
+  }
+
   /// The input as cuDNN convolves it: `in` itself, or its zero-padded copy.
   const float *padded(ConvPlan &p, const float *in) {
     if (!p.padCopy)
@@ -606,6 +666,18 @@ private:
     return copy;
   }
 
+  /// Whether cuDNN's symmetric padding of `lo` on both sides gives the
+  /// same outputs as padding `lo` and `hi`: a strided window that never
+  /// reaches the extra padding (ResNet's 3x3 stride-2 convolutions, whose
+  /// exact bottom padding is 0) then needs no padded copy.
+  static bool symmetricEnough(int64_t size, int64_t k, int64_t stride,
+                              int64_t dilation, int64_t lo, int64_t hi,
+                              int64_t out) {
+    return lo == hi ||
+           (lo > hi &&
+            (size + 2 * lo - ((k - 1) * dilation + 1)) / stride + 1 == out);
+  }
+
   ConvPlan &plan(const Conv2dShape &s) {
     ConvKey key = keyOf(s);
     auto it = convPlans_.find(key);
@@ -613,7 +685,10 @@ private:
       return it->second;
     const Window2d &w = s.window;
     ConvPlan p;
-    p.padCopy = w.padTop != w.padBottom || w.padLeft != w.padRight;
+    p.padCopy = !symmetricEnough(w.h, w.kh, w.strideH, w.dilationH,
+                                 w.padTop, w.padBottom, w.outH()) ||
+                !symmetricEnough(w.w, w.kw, w.strideW, w.dilationW,
+                                 w.padLeft, w.padRight, w.outW());
     p.inBox = box4(w.n, w.c, w.h, w.w);
     p.paddedBox = box4(w.n, w.c, w.h + w.padTop + w.padBottom,
                        w.w + w.padLeft + w.padRight, w.padTop, w.padLeft);
@@ -624,61 +699,86 @@ private:
     CHECK(cudnnCreateTensorDescriptor(&p.y));
     CHECK(cudnnCreateTensorDescriptor(&p.bias));
     CHECK(cudnnCreateFilterDescriptor(&p.w));
-    CHECK(cudnnCreateConvolutionDescriptor(&p.conv));
     CHECK(cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
                                      int(w.n), int(w.c), int(h), int(wd)));
     CHECK(cudnnSetFilter4dDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
                                      int(s.outChannels),
                                      int(w.c / s.groups), int(w.kh),
                                      int(w.kw)));
-    CHECK(cudnnSetConvolution2dDescriptor(
-        p.conv, padH, padW, int(w.strideH), int(w.strideW), int(w.dilationH),
-        int(w.dilationW), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-    CHECK(cudnnSetConvolutionGroupCount(p.conv, int(s.groups)));
-    CHECK(cudnnSetConvolutionMathType(
-        p.conv, options_.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
     CHECK(cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
                                      int(w.n), int(s.outChannels),
                                      int(w.outH()), int(w.outW())));
     CHECK(cudnnSetTensor4dDescriptor(p.bias, CUDNN_TENSOR_NCHW,
                                      CUDNN_DATA_FLOAT, 1, int(s.outChannels),
                                      1, 1));
+    for (cudnnConvolutionDescriptor_t *conv :
+         {&p.fwdConv, &p.dataConv, &p.filterConv}) {
+      CHECK(cudnnCreateConvolutionDescriptor(conv));
+      CHECK(cudnnSetConvolution2dDescriptor(
+          *conv, padH, padW, int(w.strideH), int(w.strideW),
+          int(w.dilationH), int(w.dilationW), CUDNN_CROSS_CORRELATION,
+          CUDNN_DATA_FLOAT));
+      CHECK(cudnnSetConvolutionGroupCount(*conv, int(s.groups)));
+      CHECK(cudnnSetConvolutionMathType(
+          *conv, options_.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+    }
     // cuDNN's heuristic choice for each direction, once per shape (as
     // PyTorch does unless cudnn.benchmark is set): timing every algorithm
-    // of every shape would cost seconds at start-up.
+    // of every shape would cost seconds at start-up. Each direction's
+    // descriptor then takes its algorithm's math type, and the workspace
+    // is what cuDNN says that algorithm needs with that descriptor.
     int found = 0;
+    size_t need = 0;
     cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-        dnn_, p.x, p.w, p.conv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
-        fwd));
-    p.fwd = pick(fwd, found, "forward", p.workspace);
+        dnn_, p.x, p.w, p.fwdConv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+        &found, fwd));
+    const auto &f = pick(fwd, found, "forward");
+    p.fwd = f.algo;
+    CHECK(cudnnSetConvolutionMathType(p.fwdConv, f.mathType));
+    CHECK(cudnnGetConvolutionForwardWorkspaceSize(dnn_, p.x, p.w, p.fwdConv,
+                                                  p.y, p.fwd, &need));
+    p.workspace = std::max(p.workspace, need);
+
     cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
     CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-        dnn_, p.w, p.y, p.conv, p.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
-        &found, data));
-    p.bwdData = pick(data, found, "backward-data", p.workspace);
+        dnn_, p.w, p.y, p.dataConv, p.x,
+        CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, data));
+    const auto &d = pick(data, found, "backward-data");
+    p.bwdData = d.algo;
+    CHECK(cudnnSetConvolutionMathType(p.dataConv, d.mathType));
+    CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(
+        dnn_, p.w, p.y, p.dataConv, p.x, p.bwdData, &need));
+    p.workspace = std::max(p.workspace, need);
+
     cudnnConvolutionBwdFilterAlgoPerf_t filter
         [CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
     CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-        dnn_, p.x, p.y, p.conv, p.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
-        &found, filter));
-    p.bwdFilter = pick(filter, found, "backward-filter", p.workspace);
+        dnn_, p.x, p.y, p.filterConv, p.w,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, filter));
+    const auto &g = pick(filter, found, "backward-filter");
+    p.bwdFilter = g.algo;
+    CHECK(cudnnSetConvolutionMathType(p.filterConv, g.mathType));
+    CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+        dnn_, p.x, p.y, p.filterConv, p.w, p.bwdFilter, &need));
+    p.workspace = std::max(p.workspace, need);
     return convPlans_.emplace(key, p).first->second;
   }
 
-  /// The first (best ranked) usable result whose workspace fits in 4 GiB;
-  /// raises `workspace` to its need.
+  /// The first (best ranked) usable result whose workspace fits in 4 GiB.
+  /// With TF32 off (--no-tf32), only FMA algorithms qualify: cuDNN's
+  /// ranking may put a tensor-core one first whatever the descriptor asked.
   template <typename Perf>
-  static decltype(Perf().algo) pick(const Perf *results, int count,
-                                    const char *direction, size_t &workspace) {
+  const Perf &pick(const Perf *results, int count,
+                   const char *direction) const {
     for (int i = 0; i < count; ++i)
       if (results[i].status == CUDNN_STATUS_SUCCESS &&
-          results[i].memory <= (size_t(4) << 30)) {
-        workspace = std::max(workspace, results[i].memory);
-        return results[i].algo;
-      }
+          results[i].memory <= (size_t(4) << 30) &&
+          (options_.tf32 || results[i].mathType == CUDNN_FMA_MATH))
+        return results[i];
     throw DeviceError(std::string("cuDNN has no ") + direction +
-                      " convolution algorithm for this shape");
+                      " convolution algorithm for this shape" +
+                      (options_.tf32 ? "" : " without TF32"));
   }
 
   DeviceOptions options_;
@@ -689,10 +789,10 @@ private:
   bool gradientsPending_ = false;
   cudnnHandle_t dnn_ = nullptr;
   cublasHandle_t blas_ = nullptr;
-  ncclComm_t world_ = nullptr;
-  std::map<MPI_Comm, ncclComm_t> groups_;
+  ncclComm_t world_ = nullptr, worldGradients_ = nullptr;
+  std::map<MPI_Comm, GroupComms> groups_;
   std::map<ConvKey, ConvPlan> convPlans_;
-  Scratch workspace_, padScratch_, exchangeScratch_;
+  Scratch workspace_, padScratch_, exchangeScratch_, bnScratch_;
   int *hostFlag_ = nullptr, *deviceFlag_ = nullptr;
   double *hostLoss_ = nullptr, *deviceLoss_ = nullptr;
 };

@@ -195,10 +195,14 @@ __global__ void poolForwardKernel(PoolGeometry g, const float *in,
     int64_t y0, y1, x0, x1;
     windowOf(g, y, x, y0, y1, x0, x1);
     if (g.max) {
+      // A NaN in the window wins (fmaxf would drop it): a diverging step
+      // must stay visible to the loss and the finiteness check.
       float best = -FLT_MAX;
       for (int64_t r = y0; r < y1; ++r)
-        for (int64_t q = x0; q < x1; ++q)
-          best = fmaxf(best, src[r * g.w + q]);
+        for (int64_t q = x0; q < x1; ++q) {
+          float v = src[r * g.w + q];
+          best = (v > best || v != v) ? v : best;
+        }
       out[i] = best;
     } else {
       double sum = 0;
@@ -246,22 +250,73 @@ __global__ void poolBackwardKernel(PoolGeometry g, const float *in,
 
 //===--- Batch norm ------------------------------------------------------===//
 
-/// One block per channel: sums[ch] and sums[c + ch].
-__global__ void bnSumsKernel(int64_t n, int64_t c, int64_t hw, const float *in,
-                             double *sums) {
-  int64_t ch = blockIdx.x;
+/// A channel's n * hw values are cut into slices of about kSliceValues so
+/// that a small channel count still fills the GPU: block (channel, slice)
+/// writes its slice's two sums, and bnCombineKernel adds the slices in
+/// order, so that the result does not depend on scheduling.
+constexpr int64_t kSliceValues = 4096;
+constexpr int64_t kMaxSlices = 1024;
+
+int64_t slicesFor(int64_t n, int64_t hw) {
+  int64_t slices = (n * hw + kSliceValues - 1) / kSliceValues;
+  return slices < 1 ? 1 : (slices > kMaxSlices ? kMaxSlices : slices);
+}
+
+/// Forward: the sums of x and x^2. Backward: of dy and dy * xhat.
+/// partials[slice * 2c + ch] and partials[slice * 2c + c + ch].
+template <bool Backward>
+__global__ void bnSliceSumsKernel(int64_t n, int64_t c, int64_t hw,
+                                  int64_t perSlice, const float *in,
+                                  const float *dOut, const float *mean,
+                                  const float *invStd, double *partials) {
+  int64_t ch = blockIdx.x, slice = blockIdx.y;
+  int64_t begin = slice * perSlice, end = min(begin + perSlice, n * hw);
   double a = 0, b = 0;
-  for (int64_t j = threadIdx.x; j < n * hw; j += blockDim.x) {
-    double x = in[((j / hw) * c + ch) * hw + j % hw];
-    a += x;
-    b += x * x;
+  for (int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
+    int64_t at = ((j / hw) * c + ch) * hw + j % hw;
+    if (Backward) {
+      a += dOut[at];
+      b += double(dOut[at]) * (in[at] - mean[ch]) * invStd[ch];
+    } else {
+      double x = in[at];
+      a += x;
+      b += x * x;
+    }
   }
   a = blockSum(a);
   b = blockSum(b);
   if (threadIdx.x == 0) {
-    sums[ch] = a;
-    sums[c + ch] = b;
+    partials[slice * 2 * c + ch] = a;
+    partials[slice * 2 * c + c + ch] = b;
   }
+}
+
+__global__ void bnCombineKernel(int64_t c, int64_t slices,
+                                const double *partials, double *sums) {
+  FOR_EACH(i, 2 * c) {
+    double total = 0;
+    for (int64_t s = 0; s < slices; ++s)
+      total += partials[s * 2 * c + i];
+    sums[i] = total;
+  }
+}
+
+/// Both sums kernels: one slice writes straight into `sums`.
+template <bool Backward>
+void bnSums(cudaStream_t s, int64_t n, int64_t c, int64_t hw, const float *in,
+            const float *dOut, const float *mean, const float *invStd,
+            double *partials, double *sums) {
+  if (c <= 0)
+    return;
+  int64_t slices = slicesFor(n, hw);
+  int64_t perSlice = (n * hw + slices - 1) / slices;
+  double *out = slices == 1 ? sums : partials;
+  bnSliceSumsKernel<Backward><<<dim3(unsigned(c), unsigned(slices)), kThreads,
+                                0, s>>>(n, c, hw, perSlice, in, dOut, mean,
+                                        invStd, out);
+  if (slices > 1)
+    bnCombineKernel<<<blocksFor(2 * c), kThreads, 0, s>>>(c, slices, partials,
+                                                          sums);
 }
 
 __global__ void bnStatisticsKernel(int64_t c, int64_t count, double eps,
@@ -283,25 +338,6 @@ __global__ void bnForwardKernel(int64_t total, int64_t c, int64_t hw,
     int64_t ch = (i / hw) % c;
     float a = scale[ch] * invStd[ch];
     out[i] = a * in[i] + (shift[ch] - a * mean[ch]);
-  }
-}
-
-__global__ void bnBackwardSumsKernel(int64_t n, int64_t c, int64_t hw,
-                                     const float *in, const float *dOut,
-                                     const float *mean, const float *invStd,
-                                     double *sums) {
-  int64_t ch = blockIdx.x;
-  double a = 0, b = 0;
-  for (int64_t j = threadIdx.x; j < n * hw; j += blockDim.x) {
-    int64_t at = ((j / hw) * c + ch) * hw + j % hw;
-    a += dOut[at];
-    b += double(dOut[at]) * (in[at] - mean[ch]) * invStd[ch];
-  }
-  a = blockSum(a);
-  b = blockSum(b);
-  if (threadIdx.x == 0) {
-    sums[ch] = a;
-    sums[c + ch] = b;
   }
 }
 
@@ -487,10 +523,13 @@ void pool2dBackward(cudaStream_t s, const cpu::Pool2dShape &p,
                                                              dIn);
 }
 
+int64_t batchNormScratchCount(int64_t n, int64_t c, int64_t hw) {
+  return slicesFor(n, hw) * 2 * c;
+}
+
 void batchNormPartialSums(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
-                          const float *in, double *sums) {
-  if (c > 0)
-    bnSumsKernel<<<unsigned(c), kThreads, 0, s>>>(n, c, hw, in, sums);
+                          const float *in, double *scratch, double *sums) {
+  bnSums<false>(s, n, c, hw, in, nullptr, nullptr, nullptr, scratch, sums);
 }
 
 void batchNormStatistics(cudaStream_t s, int64_t c, int64_t count, double eps,
@@ -512,10 +551,9 @@ void batchNormForward(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
 void batchNormBackwardPartialSums(cudaStream_t s, int64_t n, int64_t c,
                                   int64_t hw, const float *in,
                                   const float *dOut, const float *mean,
-                                  const float *invStd, double *sums) {
-  if (c > 0)
-    bnBackwardSumsKernel<<<unsigned(c), kThreads, 0, s>>>(n, c, hw, in, dOut,
-                                                          mean, invStd, sums);
+                                  const float *invStd, double *scratch,
+                                  double *sums) {
+  bnSums<true>(s, n, c, hw, in, dOut, mean, invStd, scratch, sums);
 }
 
 void batchNormParamGrads(cudaStream_t s, int64_t c, const double *sums,

@@ -56,8 +56,10 @@ void pool2dForward(cudaStream_t s, const cpu::Pool2dShape &p, const float *in,
 void pool2dBackward(cudaStream_t s, const cpu::Pool2dShape &p,
                     const float *in, const float *dOut, float *dIn);
 
+/// The doubles of scratch the two partial-sums calls need for this shape.
+int64_t batchNormScratchCount(int64_t n, int64_t c, int64_t hw);
 void batchNormPartialSums(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
-                          const float *in, double *sums);
+                          const float *in, double *scratch, double *sums);
 void batchNormStatistics(cudaStream_t s, int64_t c, int64_t count, double eps,
                          const double *sums, float *mean, float *invStd);
 void batchNormForward(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
@@ -66,7 +68,8 @@ void batchNormForward(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
 void batchNormBackwardPartialSums(cudaStream_t s, int64_t n, int64_t c,
                                   int64_t hw, const float *in,
                                   const float *dOut, const float *mean,
-                                  const float *invStd, double *sums);
+                                  const float *invStd, double *scratch,
+                                  double *sums);
 void batchNormParamGrads(cudaStream_t s, int64_t c, const double *sums,
                          float *dScale, float *dShift);
 void batchNormBackwardData(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
