@@ -45,14 +45,16 @@ void evictCaches() {
   (void)sink;
 }
 
-/// The median milliseconds of `body` over at least `repeats` runs after a
-/// warm-up, continuing until `minSeconds` have passed (at most 100 runs),
-/// each with cold caches. With more processes than cores, the mean: a run
-/// is fast when the scheduler left it alone and slow when it ran a
-/// neighbour's time slice in between, and a training step sees the
-/// average of the two, which the median would miss.
+/// The milliseconds of `body` as a training step sees them: at least
+/// `repeats` runs after a warm-up, continuing until `minSeconds` have
+/// passed (at most 100 runs), each with cold caches; then the mean of the
+/// runs without the fastest and the slowest tenth. A step is a sum over
+/// layers, so it follows each layer's mean, not its median: the jitter of a
+/// shared host leans to the slow side (a time slice lost to a neighbour),
+/// which the median drops. The trimmed tenths drop the rare stalls that
+/// taking the median step drops too.
 template <typename Body>
-double medianMs(int repeats, double minSeconds, Body body) {
+double typicalMs(int repeats, double minSeconds, Body body) {
   body(); // warm-up: oneDNN builds its kernels on the first call
   std::vector<double> times;
   double start = MPI_Wtime();
@@ -63,15 +65,12 @@ double medianMs(int repeats, double minSeconds, Body body) {
     body();
     times.push_back((MPI_Wtime() - t) * 1e3);
   }
-  if (exec::oversubscribed()) {
-    double sum = 0;
-    for (double t : times)
-      sum += t;
-    return sum / double(times.size());
-  }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2,
-                   times.end());
-  return times[times.size() / 2];
+  std::sort(times.begin(), times.end());
+  size_t trim = times.size() / 10;
+  double sum = 0;
+  for (size_t i = trim; i < times.size() - trim; ++i)
+    sum += times[i];
+  return sum / double(times.size() - 2 * trim);
 }
 
 } // namespace
@@ -120,17 +119,17 @@ LayerProfile profileLayer(const LayerProfileRequest &r) {
     // A step also loads the layer's share of the images and labels and
     // zeroes its output gradient: part of its forward here.
     // Each run ends when the device has finished it.
-    result.fwdMs = medianMs(r.repeats, r.minSeconds, [&] {
+    result.fwdMs = typicalMs(r.repeats, r.minSeconds, [&] {
       program.stepInputs(0);
       program.forward(0);
       program.fence();
     });
     program.fillForProfile(); // output gradients again, not zeros
-    result.bwdMs = medianMs(r.repeats, r.minSeconds, [&] {
+    result.bwdMs = typicalMs(r.repeats, r.minSeconds, [&] {
       program.backward(0);
       program.fence();
     });
-    result.updateMs = medianMs(r.repeats, r.minSeconds, [&] {
+    result.updateMs = typicalMs(r.repeats, r.minSeconds, [&] {
       program.sgdUpdate(0);
       program.fence();
     });
@@ -207,7 +206,8 @@ double exchangeGbps(int rank, int ranks) {
 
 /// All-reduce bus bandwidth as NCCL reports it (2 (n - 1) / n of the data
 /// crosses each rank's link), through the runtime's gradient sync, on
-/// 128 MiB of gradients out of cache: real models sync 100-550 MB a step.
+/// 16 MiB of gradients out of cache: real models sync 100-550 MB a step in
+/// layers of a few KiB to 400 MiB (the largest reduce somewhat slower).
 double allReduceGbps(int ranks) {
   const size_t elements = (16 << 20) / 4;
   const int copies = 8;

@@ -53,8 +53,6 @@ struct CollectiveError : Error {
 /// starts a thread per core even in a process bound to one core, and the
 /// spinning threads made kernels up to 100x slower.
 void pickThreads();
-/// Whether this host runs more ranks than it has cores (after pickThreads).
-bool oversubscribed();
 
 /// Streams of the counter-based generator (hdrt/Random.h): one per use, so
 /// weights, data and masks never share numbers.

@@ -36,11 +36,6 @@ struct HostShare {
 
 } // namespace
 
-bool oversubscribed() {
-  const HostShare &s = HostShare::get();
-  return s.localRanks > s.cores;
-}
-
 void pickThreads() {
   const HostShare &s = HostShare::get(); // every rank takes part
   if (std::getenv("OMP_NUM_THREADS"))

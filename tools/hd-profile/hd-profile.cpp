@@ -7,7 +7,7 @@
 //
 // The first times every (layer, tile) the search may consider with the
 // runtime's own kernels (forward, backward, parameter update; a warm-up,
-// then the median of repeats) and writes a profile database; entries
+// then the trimmed mean of repeats) and writes a profile database; entries
 // already in the output file for this backend and device are reused, so
 // re-profiling is incremental. The second measures this host: MPI latency,
 // point-to-point and all-reduce bandwidth, dense and memory-bound kernel
@@ -119,6 +119,18 @@ void writeAtomically(StringRef path, StringRef text) {
   }
 }
 
+/// The database already in the output file, which is extended, never
+/// silently replaced; empty when there is none.
+hd::ProfileDB existingDatabase() {
+  if (!sys::fs::exists(output))
+    return {};
+  Expected<hd::ProfileDB> old = hd::ProfileDB::load(output);
+  if (!old)
+    fail("cannot reuse '" + output + "': " + toString(old.takeError()) +
+         " (remove it or choose another -o)");
+  return std::move(*old);
+}
+
 /// A progress bar with an ETA on a terminal, plain lines on a pipe.
 class Progress {
 public:
@@ -178,15 +190,7 @@ int profileModel() {
   if (mlir::failed(jobs))
     fail("cannot profile '" + input + "'");
 
-  // An existing database is extended, never silently replaced.
-  hd::ProfileDB db;
-  if (sys::fs::exists(output)) {
-    Expected<hd::ProfileDB> old = hd::ProfileDB::load(output);
-    if (!old)
-      fail("cannot reuse '" + output + "': " + toString(old.takeError()) +
-           " (remove it or choose another -o)");
-    db = std::move(*old);
-  }
+  hd::ProfileDB db = existingDatabase();
   if (emitJobs) {
     std::string text;
     for (const hd::ProfileJob &job : *jobs)
@@ -238,14 +242,7 @@ int importProfileTimes() {
   auto text = MemoryBuffer::getFile(importTimes);
   if (!text)
     fail("cannot read '" + importTimes + "': " + text.getError().message());
-  hd::ProfileDB db;
-  if (sys::fs::exists(output)) {
-    Expected<hd::ProfileDB> old = hd::ProfileDB::load(output);
-    if (!old)
-      fail("cannot reuse '" + output + "': " + toString(old.takeError()) +
-           " (remove it or choose another -o)");
-    db = std::move(*old);
-  }
+  hd::ProfileDB db = existingDatabase();
   std::string backend, device;
   size_t added = 0, number = 0;
   SmallVector<StringRef> lines;

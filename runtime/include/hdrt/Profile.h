@@ -45,7 +45,7 @@ struct LayerProfileRequest {
 };
 
 struct LayerProfile {
-  double fwdMs = 0, bwdMs = 0, updateMs = 0; // medians
+  double fwdMs = 0, bwdMs = 0, updateMs = 0; // trimmed means
   std::string error;                         // empty on success
 };
 
