@@ -28,10 +28,12 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace hdrt {
 
@@ -63,22 +65,21 @@ void check(ncclResult_t e, const char *call) {
 }
 #define CHECK(call) check((call), #call)
 
-/// The rank's index among the ranks of its node, and their number:
-/// torchrun's LOCAL_RANK and LOCAL_WORLD_SIZE, else the shared-memory
-/// communicator of MPI.
-std::pair<int, int> localRankAndSize() {
-  const char *rank = std::getenv("LOCAL_RANK");
-  const char *size = std::getenv("LOCAL_WORLD_SIZE");
-  if (rank && size)
-    return {std::atoi(rank), std::atoi(size)};
-  MPI_Comm local;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                      &local);
-  int r = 0, n = 1;
-  MPI_Comm_rank(local, &r);
-  MPI_Comm_size(local, &n);
-  MPI_Comm_free(&local);
-  return {r, n};
+/// Every rank throws when any rank could not set up its GPU, with the
+/// first failing rank's reason: a rank that gave up alone would leave the
+/// others waiting in NCCL's initialization for ever.
+void throwIfAnyRankFailed(const std::string &problem, int rank) {
+  int first = problem.empty() ? INT_MAX : rank;
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == INT_MAX)
+    return;
+  int length = rank == first ? int(problem.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
+  std::string text = rank == first ? problem : std::string(size_t(length), ' ');
+  MPI_Bcast(text.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
+  throw DeviceError(rank == first ? text
+                                  : "rank " + std::to_string(first) + ": " +
+                                        text);
 }
 
 /// Device memory that grows to the largest request and is then reused:
@@ -154,42 +155,31 @@ ncclDataType_t ncclTypeOf(ElementType t) {
 class CudaDevice final : public Device {
 public:
   explicit CudaDevice(const DeviceOptions &options) : options_(options) {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0)
-      throw DeviceError(std::string("no CUDA device: ") +
-                        (e != cudaSuccess ? cudaGetErrorString(e)
-                                          : "the driver reports none"));
-    auto [local, localRanks] = localRankAndSize();
-    // One GPU per rank. A launcher that gives each rank its own GPU
-    // through CUDA_VISIBLE_DEVICES leaves every rank seeing one device 0.
-    if (localRanks > count && count == 1 && std::getenv("CUDA_VISIBLE_DEVICES"))
-      local = 0;
-    else if (localRanks > count)
-      throw DeviceError(std::to_string(localRanks) +
-                        " ranks on this node but " + std::to_string(count) +
-                        " GPU(s): start one rank per GPU (mpirun -np, or "
-                        "-npernode on several nodes)");
-    gpu_ = local;
-    CHECK(cudaSetDevice(gpu_));
-    cudaDeviceProp props;
-    CHECK(cudaGetDeviceProperties(&props, gpu_));
-    name_ = props.name;
-    CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
-    CHECK(cudaStreamCreateWithFlags(&comm_, cudaStreamNonBlocking));
-    CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
-    CHECK(cudaEventCreateWithFlags(&synced_, cudaEventDisableTiming));
-    CHECK(cudnnCreate(&dnn_));
-    CHECK(cudnnSetStream(dnn_, compute_));
-    CHECK(cublasCreate(&blas_));
-    CHECK(cublasSetStream(blas_, compute_));
-    CHECK(cudaMallocHost(&hostFlag_, sizeof(int)));
-    CHECK(cudaMallocHost(&hostLoss_, sizeof(double)));
-    CHECK(cudaMalloc(&deviceFlag_, sizeof(int)));
-    CHECK(cudaMalloc(&deviceLoss_, sizeof(double)));
-
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+    // Each rank sets up its GPU, then all agree before NCCL starts. The
+    // steps that talk to other ranks run on every rank, failed or not.
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                        MPI_INFO_NULL, &node);
+    std::string problem;
+    std::array<char, 32> busId{};
+    try {
+      pickGpu(node, busId);
+    } catch (const DeviceError &e) {
+      problem = e.what();
+    }
+    if (std::string clash = sharedGpu(node, busId); problem.empty())
+      problem = clash;
+    MPI_Comm_free(&node);
+    if (problem.empty()) {
+      try {
+        createStreamsAndHandles();
+      } catch (const DeviceError &e) {
+        problem = e.what();
+      }
+    }
+    throwIfAnyRankFailed(problem, rank_);
     if (ranks_ > 1) {
       // Rank 0's id reaches the others over MPI: the launcher (mpirun, or
       // the environment torchrun sets for MPI's singleton) already joined
@@ -559,6 +549,69 @@ public:
   }
 
 private:
+  /// The GPU of this rank's index on its node (torchrun's LOCAL_RANK when
+  /// set): one GPU per rank, or each rank's own when the launcher made one
+  /// GPU visible to each.
+  void pickGpu(MPI_Comm node, std::array<char, 32> &busId) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0)
+      throw DeviceError(std::string("no CUDA device: ") +
+                        (e != cudaSuccess ? cudaGetErrorString(e)
+                                          : "the driver reports none"));
+    int local = 0;
+    if (const char *s = std::getenv("LOCAL_RANK"))
+      local = std::atoi(s);
+    else
+      MPI_Comm_rank(node, &local);
+    gpu_ = local % count;
+    CHECK(cudaSetDevice(gpu_));
+    CHECK(cudaDeviceGetPCIBusId(busId.data(), int(busId.size()), gpu_));
+  }
+
+  /// Why this rank cannot keep its GPU: another rank of the node picked the
+  /// same one (more ranks than GPUs, or every rank shown the same one).
+  /// Collective over the node.
+  std::string sharedGpu(MPI_Comm node, const std::array<char, 32> &busId) {
+    int local = 0, localRanks = 1;
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_size(node, &localRanks);
+    std::vector<char> all(busId.size() * size_t(localRanks));
+    MPI_Allgather(busId.data(), int(busId.size()), MPI_CHAR, all.data(),
+                  int(busId.size()), MPI_CHAR, node);
+    if (busId[0] == 0)
+      return {};
+    for (int other = 0; other < localRanks; ++other)
+      if (other != local &&
+          std::strncmp(all.data() + other * busId.size(), busId.data(),
+                       busId.size()) == 0)
+        return std::to_string(localRanks) + " ranks on this node share " +
+               "GPUs (ranks " + std::to_string(std::min(local, other)) +
+               " and " + std::to_string(std::max(local, other)) +
+               " of the node both have " + busId.data() +
+               "): start one rank per GPU (mpirun -np, or -npernode on " +
+               "several nodes), each seeing its own";
+    return {};
+  }
+
+  void createStreamsAndHandles() {
+    cudaDeviceProp props;
+    CHECK(cudaGetDeviceProperties(&props, gpu_));
+    name_ = props.name;
+    CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&comm_, cudaStreamNonBlocking));
+    CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&synced_, cudaEventDisableTiming));
+    CHECK(cudnnCreate(&dnn_));
+    CHECK(cudnnSetStream(dnn_, compute_));
+    CHECK(cublasCreate(&blas_));
+    CHECK(cublasSetStream(blas_, compute_));
+    CHECK(cudaMallocHost(&hostFlag_, sizeof(int)));
+    CHECK(cudaMallocHost(&hostLoss_, sizeof(double)));
+    CHECK(cudaMalloc(&deviceFlag_, sizeof(int)));
+    CHECK(cudaMalloc(&deviceLoss_, sizeof(double)));
+  }
+
   /// A group's two NCCL communicators: one for the compute stream, one
   /// for the gradient stream.
   struct GroupComms {
