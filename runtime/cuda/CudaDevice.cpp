@@ -181,12 +181,17 @@ public:
     }
     throwIfAnyRankFailed(problem, rank_);
     if (ranks_ > 1) {
-      // Rank 0's id reaches the others over MPI: the launcher (mpirun, or
-      // the environment torchrun sets for MPI's singleton) already joined
-      // them.
+      // Rank 0's id reaches the others over MPI, which mpirun joined.
       ncclUniqueId id;
-      if (rank_ == 0)
-        CHECK(ncclGetUniqueId(&id));
+      std::string idProblem;
+      if (rank_ == 0) {
+        try {
+          CHECK(ncclGetUniqueId(&id));
+        } catch (const DeviceError &e) {
+          idProblem = e.what();
+        }
+      }
+      throwIfAnyRankFailed(idProblem, rank_);
       MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
       CHECK(ncclCommInitRank(&world_, ranks_, id, rank_));
       CHECK(ncclCommSplit(world_, 0, rank_, &worldGradients_, nullptr));
