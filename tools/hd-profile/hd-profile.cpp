@@ -190,7 +190,6 @@ int profileModel() {
   if (mlir::failed(jobs))
     fail("cannot profile '" + input + "'");
 
-  hd::ProfileDB db = existingDatabase();
   if (emitJobs) {
     std::string text;
     for (const hd::ProfileJob &job : *jobs)
@@ -201,6 +200,7 @@ int profileModel() {
                      jobs->size(), devices.getValue(), output);
     return 0;
   }
+  hd::ProfileDB db = existingDatabase();
   const std::string backend = "cpu", device = deviceName();
   Progress progress(jobs->size());
   size_t measured = 0, reused = 0;
