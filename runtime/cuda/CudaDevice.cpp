@@ -82,6 +82,17 @@ void throwIfAnyRankFailed(const std::string &problem, int rank) {
                                         text);
 }
 
+/// What `step` threw as a DeviceError, or nothing: a rank's setup failure
+/// is kept until every rank can hear of it.
+template <typename Step> std::string failureOf(Step step) {
+  try {
+    step();
+  } catch (const DeviceError &e) {
+    return e.what();
+  }
+  return {};
+}
+
 /// Device memory that grows to the largest request and is then reused:
 /// every user runs on the compute stream, in order.
 class Scratch {
@@ -162,35 +173,20 @@ public:
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
                         MPI_INFO_NULL, &node);
-    std::string problem;
     std::array<char, 32> busId{};
-    try {
-      pickGpu(node, busId);
-    } catch (const DeviceError &e) {
-      problem = e.what();
-    }
+    std::string problem = failureOf([&] { pickGpu(node, busId); });
     if (std::string clash = sharedGpu(node, busId); problem.empty())
       problem = clash;
     MPI_Comm_free(&node);
-    if (problem.empty()) {
-      try {
-        createStreamsAndHandles();
-      } catch (const DeviceError &e) {
-        problem = e.what();
-      }
-    }
+    if (problem.empty())
+      problem = failureOf([&] { createStreamsAndHandles(); });
     throwIfAnyRankFailed(problem, rank_);
     if (ranks_ > 1) {
       // Rank 0's id reaches the others over MPI, which mpirun joined.
       ncclUniqueId id;
       std::string idProblem;
-      if (rank_ == 0) {
-        try {
-          CHECK(ncclGetUniqueId(&id));
-        } catch (const DeviceError &e) {
-          idProblem = e.what();
-        }
-      }
+      if (rank_ == 0)
+        idProblem = failureOf([&] { CHECK(ncclGetUniqueId(&id)); });
       throwIfAnyRankFailed(idProblem, rank_);
       MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
       CHECK(ncclCommInitRank(&world_, ranks_, id, rank_));
