@@ -19,10 +19,10 @@ namespace {
 
 constexpr double kBytesPerElement = 4; // f32
 
-/// Groups of tasks that must combine per-channel (batch norm) or per-sample
-/// (softmax) statistics. `keep` selects the dims whose index stays fixed in a group.
-std::vector<std::vector<int64_t>>
-statisticGroups(const ParallelConfig &config, const std::vector<bool> &keep) {
+/// Groups of tasks that combine statistics: those with the same index along
+/// every dimension in `perDims` (bit d: dimension d).
+std::vector<std::vector<int64_t>> statisticGroups(const ParallelConfig &config,
+                                                  unsigned perDims) {
   const std::vector<int64_t> &d = config.degrees;
   std::map<std::vector<int64_t>, std::vector<int64_t>> groups;
   for (int64_t t = 0; t < config.tasks(); ++t) {
@@ -34,7 +34,7 @@ statisticGroups(const ParallelConfig &config, const std::vector<bool> &keep) {
       rest /= d[i];
     }
     for (size_t i = 0; i < d.size(); ++i)
-      if (keep[i])
+      if ((perDims >> i) & 1)
         key.push_back(index[i]);
     groups[key].push_back(t);
   }
@@ -95,11 +95,11 @@ double CostModel::rooflineMs(double flops, double bytes, bool dense) const {
 
 double CostModel::analyticComputeMs(const Layer &layer,
                                     const ParallelConfig &config) const {
-  if (layer.kind == LayerKind::Flatten)
-    return 0; // A view of its input.
+  if (layer.kind == LayerKind::View)
+    return 0;
   TileBox tile = largestTile(layer.shape, config.degrees);
-  double fraction =
-      double(tile.volume()) / double(std::max<int64_t>(1, numElements(layer.shape)));
+  double fraction = double(tile.volume()) /
+                    double(std::max<int64_t>(1, numElements(layer.shape)));
   double flops = layer.forwardFlops * fraction;
   // Task 0's input box is clipped at the image border; an interior task
   // reads the full halo. Charge the larger.
@@ -129,13 +129,13 @@ double CostModel::analyticComputeMs(const Layer &layer,
   switch (layer.kind) {
   case LayerKind::Conv:
   case LayerKind::Linear: {
-    double ms = rooflineMs(flops, in + weights + out, true) +   // forward
-                rooflineMs(flops, out + in + weights, true);    // weights
+    double ms = rooflineMs(flops, in + weights + out, true) + // forward
+                rooflineMs(flops, out + in + weights, true);  // weights
     if (needsInputGradient)
-      ms += rooflineMs(flops, out + weights + in, true);        // data
+      ms += rooflineMs(flops, out + weights + in, true); // data
     return ms + update;
   }
-  case LayerKind::BatchNorm:
+  case LayerKind::Normalization:
     // Backward needs about twice the forward work (two reductions).
     return rooflineMs(flops, in + out, false) +
            rooflineMs(2 * flops, 2 * out + in, false) + update;
@@ -160,27 +160,25 @@ LayerCost CostModel::layerCost(const Layer &layer,
   }
   cost.computeMs *= coreSharing(config);
 
-  // Statistics shared across tasks: batch norm's per-channel sums (forward
-  // and backward) among tasks holding the same channels, softmax's
-  // per-sample max and sum among tasks holding the same samples.
-  if (layer.kind == LayerKind::BatchNorm) {
-    int64_t channels = blockPart(layer.shape[1], config.degrees[1], 0).size();
-    auto groups = statisticGroups(config, {false, true, false, false});
-    cost.computeMs +=
-        2 * groupsAllReduceMs(*this, 2 * kBytesPerElement * channels, groups);
-  } else if (layer.kind == LayerKind::Loss) {
-    int64_t samples = blockPart(layer.shape[0], config.degrees[0], 0).size();
-    auto groups = statisticGroups(config, {true, false});
-    cost.computeMs +=
-        2 * groupsAllReduceMs(*this, kBytesPerElement * samples, groups);
+  // Statistics shared across tasks (batch norm's per-channel sums among the
+  // tasks holding the same channels, the softmax's per-sample maximum and
+  // sum among those holding the same samples), for the largest tile.
+  if (const SharedStatistics &stats = layer.statistics; !stats.empty()) {
+    double indices = 1;
+    for (size_t d = 0; d < config.degrees.size(); ++d)
+      if ((stats.perDims >> d) & 1)
+        indices *= blockPart(layer.shape[d], config.degrees[d], 0).size();
+    cost.computeMs += stats.rounds *
+                      groupsAllReduceMs(*this, stats.bytesPerIndex * indices,
+                                        statisticGroups(config, stats.perDims));
   }
 
   // Gradient sync: parameters split along c, replicated along n, h, w.
   if (layer.params > 0) {
     int64_t c = config.degrees.size() > 1 ? config.degrees[1] : 1;
     double shard = kBytesPerElement * parameterShard(layer, c, 0);
-    cost.syncMs = groupsAllReduceMs(*this, shard, replicaGroups(config),
-                                    &cost.syncBytes);
+    cost.syncMs =
+        groupsAllReduceMs(*this, shard, replicaGroups(config), &cost.syncBytes);
   }
   return cost;
 }
@@ -200,8 +198,7 @@ double CostModel::coreSharing(const ParallelConfig &config) const {
          std::max(1.0, double(machine.devicesPerNode) / cores);
 }
 
-double CostModel::allReduceMs(double bytes,
-                              const std::vector<int64_t> &devices,
+double CostModel::allReduceMs(double bytes, const std::vector<int64_t> &devices,
                               int64_t sharing) const {
   int64_t r = devices.size();
   if (r < 2 || bytes <= 0)
@@ -210,10 +207,9 @@ double CostModel::allReduceMs(double bytes,
   bool oneNode = std::all_of(devices.begin(), devices.end(), [&](int64_t d) {
     return machine.nodeOf(d) == node;
   });
-  double gbps =
-      oneNode ? (machine.allReduceGbps > 0 ? machine.allReduceGbps
-                                           : machine.intraNodeGbps)
-              : machine.interNodeGbps / sharing;
+  double gbps = oneNode ? (machine.allReduceGbps > 0 ? machine.allReduceGbps
+                                                     : machine.intraNodeGbps)
+                        : machine.interNodeGbps / sharing;
   // Reduce-scatter then all-gather: 2(r-1) steps of bytes/r each.
   return 2.0 * (r - 1) / r * bytes / (gbps * 1e6) +
          2.0 * (r - 1) * machine.latencyUs * 1e-3;
@@ -244,10 +240,11 @@ TransferCost CostModel::transferCost(const ProducerGrid &producer,
   return cost;
 }
 
-TransferCost CostModel::transferCost(const Layer &producer,
-                                     const ParallelConfig &producerConfig,
-                                     const Layer &consumer, unsigned operand,
-                                     const ParallelConfig &consumerConfig) const {
+TransferCost
+CostModel::transferCost(const Layer &producer,
+                        const ParallelConfig &producerConfig,
+                        const Layer &consumer, unsigned operand,
+                        const ParallelConfig &consumerConfig) const {
   return transferCost(producerGrid(producer.shape, producerConfig),
                       consumerTiles(consumer, operand, consumerConfig));
 }

@@ -61,4 +61,21 @@ std::vector<ParallelConfig> enumerateConfigs(const std::vector<int64_t> &shape,
   return out;
 }
 
+int SplitRule::firstForbiddenDim(const ParallelConfig &config) const {
+  for (size_t d = 0; d < config.degrees.size(); ++d)
+    if (config.degrees[d] > 1 && !canSplit(unsigned(d)))
+      return int(d);
+  return -1;
+}
+
+std::vector<ParallelConfig> candidateConfigs(const std::vector<int64_t> &shape,
+                                             const SplitRule &rule,
+                                             int64_t devices) {
+  std::vector<ParallelConfig> out;
+  for (ParallelConfig &config : enumerateConfigs(shape, devices))
+    if (rule.allows(config))
+      out.push_back(std::move(config));
+  return out;
+}
+
 } // namespace hd

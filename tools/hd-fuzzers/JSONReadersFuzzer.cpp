@@ -8,7 +8,7 @@
 
 #include "hd/CostModel/Machine.h"
 #include "hd/CostModel/ProfileDB.h"
-#include "hd/CostModel/StrategyReport.h"
+#include "hd/Strategy/StrategyReport.h"
 
 #include "llvm/Support/Error.h"
 

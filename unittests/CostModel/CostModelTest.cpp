@@ -1,7 +1,7 @@
 //===- CostModelTest.cpp - layer, sync and strategy costs -----------------===//
 
 #include "hd/CostModel/CostModel.h"
-#include "hd/CostModel/CostTables.h"
+#include "hd/Strategy/CostTables.h"
 #include "hd/CostModel/ProfileDB.h"
 
 #include <gtest/gtest.h>

@@ -9,6 +9,7 @@
 #ifndef HD_COSTMODEL_LAYERGRAPH_H
 #define HD_COSTMODEL_LAYERGRAPH_H
 
+#include "hd/CostModel/LayerKind.h"
 #include "hd/Tiling/ParallelConfig.h"
 #include "hd/Tiling/TileBox.h"
 
@@ -17,18 +18,6 @@
 #include <vector>
 
 namespace hd {
-
-/// How a layer's compute scales, for the analytic estimate.
-enum class LayerKind {
-  Conv,        // dense: forward, backward-data, backward-weights
-  Linear,      // dense: same three passes
-  Pool,        // windowed, memory-bound
-  BatchNorm,   // statistics over the global batch
-  Elementwise, // relu, dropout, add
-  Concat,      // a copy
-  Flatten,     // a view: free
-  Loss,        // softmax cross-entropy
-};
 
 struct LayerInput {
   /// Index of the producing layer, or -1 for a graph input (images and
@@ -39,7 +28,7 @@ struct LayerInput {
 
 struct Layer {
   std::string name;
-  std::string op; // "conv2d", "linear", ...
+  std::string op; // "conv2d", "linear", ...: for reports only
   LayerKind kind = LayerKind::Elementwise;
   /// The partitioned shape: what a configuration splits.
   std::vector<int64_t> shape;
@@ -52,9 +41,10 @@ struct Layer {
   /// Op, attributes and shapes: layers with equal signatures cost the same
   /// under the same configuration. Keys the profile database.
   std::string signature;
-  /// A grouped convolution's group count: a channel split must keep groups
-  /// whole, so its degree must divide this. 1 for every other layer.
-  int64_t channelGroups = 1;
+  /// The configurations the layer may take.
+  SplitRule split;
+  /// What its tasks combine with the tasks that share a slice of it.
+  SharedStatistics statistics;
 };
 
 /// Parameters of the part `index` of a layer's `degree`-way channel split.
@@ -62,8 +52,13 @@ struct Layer {
 /// scale and shift of a normalized channel), so a shard is whole channels.
 int64_t parameterShard(const Layer &layer, int64_t degree, int64_t index);
 
-/// Layers in topological order.
+/// A network: its identity and its layers in topological order.
 struct LayerGraph {
+  std::string model;
+  /// Identifies the network (ops, attributes, shapes, edges) regardless of
+  /// configurations and locations: a strategy applies only to its model.
+  std::string modelHash;
+  int64_t batch = 1;
   std::vector<Layer> layers;
 };
 

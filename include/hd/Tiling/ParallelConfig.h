@@ -41,6 +41,36 @@ std::vector<std::vector<int64_t>> replicaGroups(const ParallelConfig &config);
 std::vector<ParallelConfig> enumerateConfigs(const std::vector<int64_t> &shape,
                                              int64_t devices);
 
+/// Which configurations a layer kind can run, as its op declares them
+/// (LayerOpInterface::getSplitRule): the dimensions it may split, and the
+/// group count a channel split must keep whole. The search, the baselines,
+/// the profiler and the verifier all read the same rule.
+struct SplitRule {
+  /// Bit d set: dimension d of the partitioned shape may be split.
+  unsigned splittableDims = 0xF;
+  /// The channel degree must divide this: a grouped convolution runs whole
+  /// groups on each task. 1 for layers without groups.
+  int64_t channelGroups = 1;
+
+  bool canSplit(unsigned dim) const { return (splittableDims >> dim) & 1; }
+  /// The first dimension `config` splits against the rule, or -1 when it
+  /// splits only splittable ones. Group divisibility is checked apart.
+  int firstForbiddenDim(const ParallelConfig &config) const;
+  bool keepsGroupsWhole(const ParallelConfig &config) const {
+    return channelGroups <= 1 || config.degrees.size() < 2 ||
+           channelGroups % config.degrees[1] == 0;
+  }
+  bool allows(const ParallelConfig &config) const {
+    return firstForbiddenDim(config) < 0 && keepsGroupsWhole(config);
+  }
+};
+
+/// The configurations a layer may take on `devices` devices: those of
+/// enumerateConfigs that its rule allows, in the same order.
+std::vector<ParallelConfig> candidateConfigs(const std::vector<int64_t> &shape,
+                                             const SplitRule &rule,
+                                             int64_t devices);
+
 } // namespace hd
 
 #endif // HD_TILING_PARALLELCONFIG_H

@@ -36,6 +36,21 @@ LogicalResult hd::verifyLayerConfig(Operation *op) {
              << kDimWords[d] << " " << shape[d]
              << " of its output; the largest legal degree is " << shape[d];
   }
+  SplitRule rule = layer.getSplitRule();
+  ParallelConfig degreesOf{{config.getN(), config.getC()}};
+  if (shape.size() == kMaxRank)
+    degreesOf.degrees.insert(
+        degreesOf.degrees.end(),
+        {config.getHeightDegree(), config.getWidthDegree()});
+  if (int d = rule.firstForbiddenDim(degreesOf); d >= 0)
+    return op->emitOpError()
+           << "cannot split its " << kDimWords[d] << "; the configuration "
+           << "must have " << kDimNames[d] << "=1";
+  if (!rule.keepsGroupsWhole(degreesOf))
+    return op->emitOpError()
+           << "splits its " << rule.channelGroups << " groups in "
+           << config.getC()
+           << " parts; the channel degree must divide the group count";
   auto module = op->getParentOfType<ModuleOp>();
   if (!module)
     return success();
@@ -47,6 +62,16 @@ LogicalResult hd::verifyLayerConfig(Operation *op) {
            << " tasks but the module is compiled for " << devices.getInt()
            << " devices";
   return success();
+}
+
+DictionaryAttr hd::attributesButConfig(Operation *op) {
+  SmallVector<NamedAttribute> attrs;
+  for (StringAttr name : op->getName().getAttributeNames())
+    if (name != "parallel")
+      if (std::optional<Attribute> value = op->getInherentAttr(name);
+          value && *value)
+        attrs.push_back(NamedAttribute(name, *value));
+  return DictionaryAttr::get(op->getContext(), attrs);
 }
 
 std::string hd::getLayerName(Operation *op) {

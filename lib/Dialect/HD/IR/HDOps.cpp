@@ -190,15 +190,15 @@ LogicalResult Conv2dOp::verify() {
                          2 * __int128(in[0]) * k * (*hw)[0] * (*hw)[1] *
                              perOutput)))
     return failure();
+  return success();
+}
+
+SplitRule Conv2dOp::getSplitRule() {
   // A channel split must keep groups whole: each task runs one grouped
   // convolution.
-  if (PConfigAttr config = getParallelAttr())
-    if (groups > 1 && groups % config.getC() != 0)
-      return emitOpError() << "splits its " << groups << " groups in "
-                           << config.getC()
-                           << " parts; the channel degree must divide the "
-                              "group count";
-  return success();
+  SplitRule rule;
+  rule.channelGroups = static_cast<int64_t>(getGroups());
+  return rule;
 }
 
 TileBox Conv2dOp::getInputBox(unsigned, const TileBox &out) {
@@ -351,6 +351,12 @@ LogicalResult BatchNormOp::verify() {
   return success();
 }
 
+SharedStatistics BatchNormOp::getSharedStatistics() {
+  // Per channel, the sum and the sum of squares (forward), then of the
+  // gradient and its product with the input (backward): two floats each.
+  return {/*perDims=*/1u << 1, /*bytesPerIndex=*/8, /*rounds=*/2};
+}
+
 int64_t BatchNormOp::getParameterCount() {
   return 2 * shapeOf(getInput())[1];
 }
@@ -451,6 +457,12 @@ TileBox SoftmaxCrossEntropyOp::getInputBox(unsigned operandIndex,
   if (operandIndex == 0)
     return out;
   return TileBox({out.empty() ? Range{0, 0} : out[0]});
+}
+
+SharedStatistics SoftmaxCrossEntropyOp::getSharedStatistics() {
+  // Per sample, the maximum and then the sum of exponentials over the
+  // classes: two all-reduces of one float each.
+  return {/*perDims=*/1u << 0, /*bytesPerIndex=*/4, /*rounds=*/2};
 }
 
 int64_t SoftmaxCrossEntropyOp::getForwardFlops() {

@@ -1,6 +1,6 @@
 //===- InsertTransfers.cpp - explicit transfers and gradient syncs --------===//
 
-#include "TransferPlans.h"
+#include "hd/Analysis/TransferPlans.h"
 
 #include "hd/Dialect/HD/IR/HDOps.h"
 #include "hd/Dialect/HD/Transforms/Passes.h"

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeLayers.h"
-#include "TransferPlans.h"
+#include "hd/Analysis/TransferPlans.h"
 
 #include "hd/Dialect/HD/IR/HDOps.h"
 #include "hd/Dialect/HD/Transforms/Passes.h"
@@ -211,8 +211,8 @@ void LowerToRuntimePass::runOnOperation() {
           .getInt();
   e.call("hdrt_init", {entry->getArgument(0), entry->getArgument(1),
                        e.i64(devices),
-                       e.string("hd_model_name", m.layers.modelName),
-                       e.string("hd_model_hash", m.layers.modelHash)});
+                       e.string("hd_model_name", m.layers.graph.model),
+                       e.string("hd_model_hash", m.layers.graph.modelHash)});
 
   // Definitions: layers, then edges (one per operand), then replica groups.
   for (size_t l = 0; l < ops.size(); ++l) {

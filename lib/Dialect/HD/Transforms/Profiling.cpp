@@ -2,7 +2,7 @@
 
 #include "hd/Dialect/HD/Transforms/Profiling.h"
 
-#include "LayerGraphBuilder.h"
+#include "hd/Analysis/LayerGraphBuilder.h"
 #include "RuntimeLayers.h"
 
 #include "hd/Tiling/TileBox.h"
@@ -29,10 +29,7 @@ FailureOr<std::vector<ProfileJob>> profileJobs(ModuleOp module,
     // The candidates of the search (LayerwiseParallelize): every legal
     // configuration, channel splits of grouped convolutions keeping groups.
     for (const ParallelConfig &config :
-         enumerateConfigs(layer.shape, devices)) {
-      if (layer.channelGroups > 1 &&
-          layer.channelGroups % config.degrees[1] != 0)
-        continue;
+         candidateConfigs(layer.shape, layer.split, devices)) {
       TileBox tile = largestTile(layer.shape, config.degrees);
       std::vector<int64_t> tileShape;
       for (unsigned d = 0; d < tile.rank(); ++d)

@@ -16,10 +16,18 @@ def HD_LayerOpInterface : OpInterface<"LayerOpInterface"> {
       splits (the output; the per-sample logits for the loss);
     - the input box a tile of that shape needs from each operand
       (halos for windows, all channels for convolutions, ...);
-    - the number of trainable parameters and the forward FLOPs.
+    - the number of trainable parameters and the forward FLOPs;
+    - its split rule: which of those dimensions a configuration may split
+      (by default every one: n, c, h, w for 4-D layers, n, c for 2-D ones)
+      and the groups a channel split must keep whole;
+    - for the cost model, its kind (`HD_LayerOp`'s second argument) and the
+      statistics its tasks combine with one another;
+    - for the runtime, its descriptor: the attributes the runtime's layer
+      descriptor (runtime/include/hdrt/LayerKinds.def) is made of.
 
-    Splittable dimensions are those of the partitioned shape: n, c, h, w for
-    4-D layers and n, c for 2-D ones.
+    With these, an op is the one place the compiler learns about a layer
+    kind: the layer graph, the search, the transfer plans and the lowering
+    read nothing else (docs/AddingALayerKind.md).
   }];
 
   let methods = [
@@ -46,6 +54,32 @@ def HD_LayerOpInterface : OpInterface<"LayerOpInterface"> {
       "int64_t", "getForwardFlops", (ins), [{}], [{
         return ::hd::numElements(::llvm::cast<::mlir::RankedTensorType>(
             $_op->getResult(0).getType()).getShape().vec());
+      }]>,
+    InterfaceMethod<
+      "The configurations the layer may take: the dimensions of its "
+      "partitioned shape it may split and the groups a channel split keeps "
+      "whole. The verifier, the search and the profiler obey it.",
+      "::hd::SplitRule", "getSplitRule", (ins), [{}], [{
+        return ::hd::SplitRule();
+      }]>,
+    InterfaceMethod<
+      "How the cost model prices the layer's compute; declared by the op's "
+      "definition (HD_LayerOp's cost kind).",
+      "::hd::LayerKind", "getCostKind", (ins), [{}], [{
+        return ConcreteOp::kCostKind;
+      }]>,
+    InterfaceMethod<
+      "The statistics the layer's tasks combine with the tasks that hold the "
+      "same slice of its output (none by default).",
+      "::hd::SharedStatistics", "getSharedStatistics", (ins), [{}], [{
+        return ::hd::SharedStatistics();
+      }]>,
+    InterfaceMethod<
+      "The named values the runtime's descriptor of this layer kind is made "
+      "of: by default every attribute of the op but its configuration. The "
+      "lowering matches them to the descriptor's fields by name.",
+      "::mlir::DictionaryAttr", "getRuntimeDescriptor", (ins), [{}], [{
+        return ::hd::attributesButConfig($_op);
       }]>,
     InterfaceMethod<"The layer's configuration, null when it has none.",
       "::hd::PConfigAttr", "getParallelConfig", (ins), [{}], [{

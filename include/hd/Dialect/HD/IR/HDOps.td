@@ -11,19 +11,30 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 def HD_FloatTensor : RankedTensorOf<[F32]>;
 def HD_LabelTensor : RankedTensorOf<[I32]>;
 
-// Every layer: pure, verified, and partitionable through LayerOpInterface.
-class HD_LayerOp<string mnemonic, list<Trait> traits = []>
+// The cost model's class of a layer's compute (hd::LayerKind, in
+// include/hd/CostModel/LayerKind.h): Conv, Linear, Pool, Normalization,
+// Elementwise, Copy, View or Loss.
+class HD_CostKind<string kind>
+    : ParamNativeOpTrait<"CostKind", "::hd::LayerKind::" # kind> {
+  let cppNamespace = "::hd";
+}
+
+// Every layer: pure, verified, partitionable through LayerOpInterface, and
+// priced by the cost model as `costKind`.
+class HD_LayerOp<string mnemonic, string costKind, list<Trait> traits = []>
     : Op<HD_Dialect, mnemonic,
-         !listconcat(traits, [Pure, HD_LayerOpInterface])> {
+         !listconcat(traits, [Pure, HD_CostKind<costKind>,
+                              HD_LayerOpInterface])> {
   let hasVerifier = 1;
 }
 
 // The configuration every layer may carry.
 defvar parallelArg = (ins OptionalAttr<HD_PConfigAttr>:$parallel);
 
-def HD_Conv2dOp : HD_LayerOp<"conv2d", [
+def HD_Conv2dOp : HD_LayerOp<"conv2d", "Conv", [
     DeclareOpInterfaceMethods<HD_LayerOpInterface,
-      ["getInputBox", "getParameterCount", "getForwardFlops"]>]> {
+      ["getInputBox", "getParameterCount", "getForwardFlops",
+       "getSplitRule"]>]> {
   let summary = "2-D convolution with its own weights and optional bias";
   let description = [{
     `output[n, k, y, x] = bias[k] + sum over (c, i, j) of
@@ -63,7 +74,7 @@ def HD_Conv2dOp : HD_LayerOp<"conv2d", [
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
-def HD_Pool2dOp : HD_LayerOp<"pool2d", [
+def HD_Pool2dOp : HD_LayerOp<"pool2d", "Pool", [
     DeclareOpInterfaceMethods<HD_LayerOpInterface,
       ["getInputBox", "getForwardFlops"]>]> {
   let summary = "2-D max or average pooling, including global pooling";
@@ -96,7 +107,7 @@ def HD_Pool2dOp : HD_LayerOp<"pool2d", [
       "$kind $input attr-dict `:` type($input) `->` type($output)";
 }
 
-def HD_LinearOp : HD_LayerOp<"linear", [
+def HD_LinearOp : HD_LayerOp<"linear", "Linear", [
     DeclareOpInterfaceMethods<HD_LayerOpInterface,
       ["getInputBox", "getParameterCount", "getForwardFlops"]>]> {
   let summary = "fully-connected layer with its own weights and optional bias";
@@ -117,7 +128,8 @@ def HD_LinearOp : HD_LayerOp<"linear", [
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
-def HD_ReluOp : HD_LayerOp<"relu", [SameOperandsAndResultType]> {
+def HD_ReluOp
+    : HD_LayerOp<"relu", "Elementwise", [SameOperandsAndResultType]> {
   let summary = "rectified linear unit";
   let description = [{
     `output = max(input, 0)`, elementwise on a 2-D or 4-D tensor.
@@ -130,9 +142,10 @@ def HD_ReluOp : HD_LayerOp<"relu", [SameOperandsAndResultType]> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def HD_BatchNormOp : HD_LayerOp<"batchnorm", [SameOperandsAndResultType,
+def HD_BatchNormOp : HD_LayerOp<"batchnorm", "Normalization", [
+    SameOperandsAndResultType,
     DeclareOpInterfaceMethods<HD_LayerOpInterface,
-      ["getParameterCount", "getForwardFlops"]>]> {
+      ["getParameterCount", "getForwardFlops", "getSharedStatistics"]>]> {
   let summary = "batch normalization with training-mode statistics";
   let description = [{
     Normalizes each channel with the mean and variance of the GLOBAL batch
@@ -152,7 +165,8 @@ def HD_BatchNormOp : HD_LayerOp<"batchnorm", [SameOperandsAndResultType,
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def HD_AddOp : HD_LayerOp<"add", [SameOperandsAndResultType]> {
+def HD_AddOp
+    : HD_LayerOp<"add", "Elementwise", [SameOperandsAndResultType]> {
   let summary = "elementwise sum of two activations (residual add)";
   let description = [{
     `output = lhs + rhs` for tensors of the same type.
@@ -166,7 +180,7 @@ def HD_AddOp : HD_LayerOp<"add", [SameOperandsAndResultType]> {
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($output)";
 }
 
-def HD_ConcatOp : HD_LayerOp<"concat", [
+def HD_ConcatOp : HD_LayerOp<"concat", "Copy", [
     DeclareOpInterfaceMethods<HD_LayerOpInterface, ["getInputBox"]>]> {
   let summary = "concatenation along the channel dimension";
   let description = [{
@@ -184,7 +198,7 @@ def HD_ConcatOp : HD_LayerOp<"concat", [
       "$inputs attr-dict `:` functional-type($inputs, $output)";
 }
 
-def HD_FlattenOp : HD_LayerOp<"flatten", [
+def HD_FlattenOp : HD_LayerOp<"flatten", "View", [
     DeclareOpInterfaceMethods<HD_LayerOpInterface,
       ["getInputBox", "getForwardFlops"]>]> {
   let summary = "reshape N x C x H x W to N x (C*H*W)";
@@ -202,7 +216,8 @@ def HD_FlattenOp : HD_LayerOp<"flatten", [
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
-def HD_DropoutOp : HD_LayerOp<"dropout", [SameOperandsAndResultType]> {
+def HD_DropoutOp
+    : HD_LayerOp<"dropout", "Elementwise", [SameOperandsAndResultType]> {
   let summary = "dropout with a partition-independent mask";
   let description = [{
     Zeroes each element with probability `ratio` and scales the rest by
@@ -219,9 +234,10 @@ def HD_DropoutOp : HD_LayerOp<"dropout", [SameOperandsAndResultType]> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def HD_SoftmaxCrossEntropyOp : HD_LayerOp<"softmax_cross_entropy", [
+def HD_SoftmaxCrossEntropyOp : HD_LayerOp<"softmax_cross_entropy", "Loss", [
     DeclareOpInterfaceMethods<HD_LayerOpInterface,
-      ["getPartitionedShape", "getInputBox", "getForwardFlops"]>]> {
+      ["getPartitionedShape", "getInputBox", "getForwardFlops",
+       "getSharedStatistics"]>]> {
   let summary = "softmax cross-entropy loss, mean over the global batch";
   let description = [{
     `loss = mean over n of -log(softmax(logits[n])[labels[n]])`. It ends the

@@ -1,13 +1,13 @@
 //===- CostTables.cpp - cost tables of a layer graph for the search -------===//
 
-#include "hd/CostModel/CostTables.h"
+#include "hd/Strategy/CostTables.h"
 
 #include <atomic>
 #include <functional>
 #include <limits>
 #include <set>
-#include <thread>
 #include <sstream>
+#include <thread>
 
 namespace hd {
 
@@ -78,8 +78,8 @@ std::string CostTables::edgeKey(int e) const {
   for (const ParallelConfig &c : candidates[edge.consumer]) {
     mix(-1);
     for (int64_t q = 0; q < c.tasks(); ++q) {
-      TileBox box = consumer.inputBox(
-          edge.operand, tileOfTask(consumer.shape, c.degrees, q));
+      TileBox box = consumer.inputBox(edge.operand,
+                                      tileOfTask(consumer.shape, c.degrees, q));
       for (unsigned d = 0; d < box.rank(); ++d) {
         mix(box[d].lo);
         mix(box[d].hi);
@@ -96,8 +96,8 @@ static void parallelFor(size_t n, const std::function<void(size_t)> &body) {
     for (size_t i; (i = next++) < n;)
       body(i);
   };
-  unsigned threads = std::max(
-      1u, std::min<unsigned>(std::thread::hardware_concurrency(), n));
+  unsigned threads =
+      std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), n));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t)
     pool.emplace_back(work);
@@ -170,9 +170,9 @@ double CostTables::nodeCost(int l, int c) { return nodeTable(l)[c]; }
 double CostTables::edgeCost(int e, int p, int c) {
   auto it = edgeKeys[e].empty() ? edgeCache.end() : edgeCache.find(edgeKeys[e]);
   if (it != edgeCache.end() && !it->second.empty())
-    return it->second[static_cast<size_t>(p) *
-                          candidates[edges[e].consumer].size() +
-                      c];
+    return it
+        ->second[static_cast<size_t>(p) * candidates[edges[e].consumer].size() +
+                 c];
   // No table yet (a baseline or imported strategy): one entry is cheaper.
   const LayerEdge &edge = edges[e];
   return model

@@ -1,27 +1,14 @@
 //===- LayerGraphBuilder.cpp - hd IR to the cost model's layer graph ------===//
 
-#include "LayerGraphBuilder.h"
+#include "hd/Analysis/LayerGraphBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
 namespace hd {
-
-static LayerKind kindOf(Operation *op) {
-  return llvm::TypeSwitch<Operation *, LayerKind>(op)
-      .Case<Conv2dOp>([](auto) { return LayerKind::Conv; })
-      .Case<LinearOp>([](auto) { return LayerKind::Linear; })
-      .Case<Pool2dOp>([](auto) { return LayerKind::Pool; })
-      .Case<BatchNormOp>([](auto) { return LayerKind::BatchNorm; })
-      .Case<ConcatOp>([](auto) { return LayerKind::Concat; })
-      .Case<FlattenOp>([](auto) { return LayerKind::Flatten; })
-      .Case<SoftmaxCrossEntropyOp>([](auto) { return LayerKind::Loss; })
-      .Default([](auto) { return LayerKind::Elementwise; });
-}
 
 /// Op name, attributes (but not the configuration) and types.
 static std::string signatureOf(Operation *op) {
@@ -51,15 +38,17 @@ static uint64_t fnv1a(StringRef bytes, uint64_t h = 14695981039346656037ull) {
 
 FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module, StringRef tool) {
   ModuleLayers result;
-  if (auto name = module->getAttrOfType<StringAttr>(
-          HDDialect::getModelAttrName()))
-    result.modelName = name.str();
+  LayerGraph &graph = result.graph;
+  if (auto name =
+          module->getAttrOfType<StringAttr>(HDDialect::getModelAttrName()))
+    graph.model = name.str();
   func::FuncOp func;
   for (auto f : module.getOps<func::FuncOp>()) {
     if (f.isExternal() || f.getOps<LayerOpInterface>().empty())
       continue;
     if (func) {
-      f.emitError() << tool << " handles one training function per "
+      f.emitError() << tool
+                    << " handles one training function per "
                        "module; '"
                     << func.getName() << "' has layers too";
       return failure();
@@ -68,8 +57,8 @@ FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module, StringRef tool) {
   }
   if (!func)
     return result;
-  if (result.modelName.empty())
-    result.modelName = func.getName().str();
+  if (graph.model.empty())
+    graph.model = func.getName().str();
 
   llvm::DenseMap<Value, int> producerOf;
   uint64_t hash = fnv1a("hd-model-1");
@@ -93,13 +82,13 @@ FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module, StringRef tool) {
     Layer layer;
     layer.name = getLayerName(&op);
     layer.op = op.getName().stripDialect().str();
-    layer.kind = kindOf(&op);
+    layer.kind = layerOp.getCostKind();
     layer.shape = layerOp.getPartitionedShape().vec();
     layer.params = layerOp.getParameterCount();
     layer.forwardFlops = layerOp.getForwardFlops();
     layer.signature = signatureOf(&op);
-    if (auto conv = dyn_cast<Conv2dOp>(op))
-      layer.channelGroups = conv.getGroups();
+    layer.split = layerOp.getSplitRule();
+    layer.statistics = layerOp.getSharedStatistics();
     for (Value v : op.getOperands()) {
       auto it = producerOf.find(v);
       layer.inputs.push_back(
@@ -114,11 +103,11 @@ FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module, StringRef tool) {
       hash = fnv1a(std::to_string(in.producer) + ";", hash);
     producerOf[op.getResult(0)] = static_cast<int>(result.ops.size());
     result.ops.push_back(layerOp);
-    result.graph.layers.push_back(std::move(layer));
+    graph.layers.push_back(std::move(layer));
   }
-  result.modelHash = llvm::formatv("{0:x-16}", hash).str();
-  if (!result.graph.layers.empty())
-    result.batch = result.graph.layers.front().shape.front();
+  graph.modelHash = llvm::formatv("{0:x-16}", hash).str();
+  if (!graph.layers.empty())
+    graph.batch = graph.layers.front().shape.front();
   return result;
 }
 

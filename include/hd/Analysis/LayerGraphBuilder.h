@@ -1,7 +1,14 @@
-//===- LayerGraphBuilder.h - hd IR to the cost model's layer graph -*- C++ -*-===//
+//===- LayerGraphBuilder.h - hd IR to the cost model's layer graph -*- C++
+//-*-===//
+//
+// The one adaptor from IR to the plain-C++ world of the cost model, the
+// search and the planner: every layer op becomes a Layer described only
+// through LayerOpInterface, so no pass or library downstream names an op.
+//
+//===----------------------------------------------------------------------===//
 
-#ifndef HD_LIB_DIALECT_HD_TRANSFORMS_LAYERGRAPHBUILDER_H
-#define HD_LIB_DIALECT_HD_TRANSFORMS_LAYERGRAPHBUILDER_H
+#ifndef HD_ANALYSIS_LAYERGRAPHBUILDER_H
+#define HD_ANALYSIS_LAYERGRAPHBUILDER_H
 
 #include "hd/CostModel/LayerGraph.h"
 #include "hd/Dialect/HD/IR/HDOps.h"
@@ -14,16 +21,12 @@
 namespace hd {
 
 /// The layers of a module's training function, in program order, and their
-/// plain-C++ description. The ops must outlive the graph: its input-box
-/// functions call back into LayerOpInterface.
+/// plain-C++ description (with the model's name, hash and batch). The ops
+/// must outlive the graph: its input-box functions call back into
+/// LayerOpInterface.
 struct ModuleLayers {
   std::vector<LayerOpInterface> ops;
   LayerGraph graph;
-  /// Identifies the network (ops, attributes, shapes, edges) regardless of
-  /// configurations and locations: a strategy applies only to its model.
-  std::string modelHash;
-  std::string modelName;
-  int64_t batch = 1;
 };
 
 /// Fails with a diagnostic on anything that is not a single function of hd
@@ -38,4 +41,4 @@ PConfigAttr toAttr(mlir::MLIRContext *context, const ParallelConfig &config);
 
 } // namespace hd
 
-#endif // HD_LIB_DIALECT_HD_TRANSFORMS_LAYERGRAPHBUILDER_H
+#endif // HD_ANALYSIS_LAYERGRAPHBUILDER_H

@@ -1,6 +1,6 @@
 //===- StrategyReport.cpp - strategy reports: JSON, table, DOT ------------===//
 
-#include "hd/CostModel/StrategyReport.h"
+#include "hd/Strategy/StrategyReport.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -54,17 +54,17 @@ std::string dotEscape(StringRef text) {
 std::string reportToJSON(const StrategyReport &r) {
   json::Array layers;
   for (const LayerEntry &l : r.layers) {
-    json::Object o{{"name", l.name},
-                   {"op", l.op},
-                   {"config", configJSON(l.config)},
-                   {"tasks", l.config.tasks()},
-                   {"compute_ms", l.cost.cost.computeMs},
-                   {"sync_ms", l.cost.cost.syncMs},
-                   {"in_transfer_ms", l.cost.inTransferMs},
-                   {"in_transfer_bytes", l.cost.inTransferBytes},
-                   {"mem_bytes", l.cost.memBytes},
-                   {"time_source",
-                    l.cost.cost.measured ? "profile" : "analytic"}};
+    json::Object o{
+        {"name", l.name},
+        {"op", l.op},
+        {"config", configJSON(l.config)},
+        {"tasks", l.config.tasks()},
+        {"compute_ms", l.cost.cost.computeMs},
+        {"sync_ms", l.cost.cost.syncMs},
+        {"in_transfer_ms", l.cost.inTransferMs},
+        {"in_transfer_bytes", l.cost.inTransferBytes},
+        {"mem_bytes", l.cost.memBytes},
+        {"time_source", l.cost.cost.measured ? "profile" : "analytic"}};
     if (l.runnerUp)
       o["runner_up"] = json::Object{{"config", configJSON(*l.runnerUp)},
                                     {"extra_ms", l.runnerUpExtraMs}};
@@ -74,7 +74,7 @@ std::string reportToJSON(const StrategyReport &r) {
                     {"model_hash", r.modelHash},
                     {"machine", r.machine},
                     {"devices", r.devices},
-                    {"strategy", r.strategy},
+                    {"strategy", strategyName(r.strategy)},
                     {"batch", r.batch},
                     {"predicted_ms", r.cost.totalMs()},
                     {"compute_ms", r.cost.computeMs},
@@ -86,15 +86,15 @@ std::string reportToJSON(const StrategyReport &r) {
                     {"search_ms", r.searchMs},
                     {"layers", std::move(layers)}};
   if (r.search)
-    root["search"] = json::Object{
-        {"exact", r.search->exact},
-        {"lower_bound_ms", r.search->lowerBound},
-        {"node_eliminations", r.search->nodeEliminations},
-        {"edge_eliminations", r.search->edgeEliminations},
-        {"leaf_eliminations", r.search->leafEliminations},
-        {"remaining_nodes", r.search->remainingNodes},
-        {"enumerated", r.search->enumerated},
-        {"largest_factor", r.search->largestFactor}};
+    root["search"] =
+        json::Object{{"exact", r.search->exact},
+                     {"lower_bound_ms", r.search->lowerBound},
+                     {"node_eliminations", r.search->nodeEliminations},
+                     {"edge_eliminations", r.search->edgeEliminations},
+                     {"leaf_eliminations", r.search->leafEliminations},
+                     {"remaining_nodes", r.search->remainingNodes},
+                     {"enumerated", r.search->enumerated},
+                     {"largest_factor", r.search->largestFactor}};
   return formatv("{0:2}", json::Value(std::move(root))).str() + "\n";
 }
 
@@ -108,13 +108,13 @@ std::string reportTable(const StrategyReport &r) {
     os << format("%-36s %-21s %-20s %5lld %10.3f %10.3f %9.3f %9.1f\n",
                  l.name.substr(0, 36).c_str(), l.op.c_str(),
                  l.config.str().c_str(), (long long)l.config.tasks(),
-                 l.cost.cost.computeMs, l.cost.inTransferMs,
-                 l.cost.cost.syncMs, l.cost.memBytes / 1048576.0);
+                 l.cost.cost.computeMs, l.cost.inTransferMs, l.cost.cost.syncMs,
+                 l.cost.memBytes / 1048576.0);
   os << format("%s on %lld x %s, strategy %s: %.3f ms per iteration "
                "(compute %.3f, transfer %.3f, sync %.3f), %.0f images/s, "
                "%.3f GB moved, peak %.1f MiB per device, search %.1f ms\n",
                r.model.c_str(), (long long)r.devices, r.machine.c_str(),
-               r.strategy.c_str(), r.cost.totalMs(), r.cost.computeMs,
+               strategyName(r.strategy), r.cost.totalMs(), r.cost.computeMs,
                r.cost.transferMs, r.cost.syncMs, r.imagesPerSecond(),
                r.cost.commBytes * 1e-9, r.cost.peakMemBytes / 1048576.0,
                r.searchMs);
@@ -129,21 +129,24 @@ std::string reportTable(const StrategyReport &r) {
 
 std::string reportToDOT(const StrategyReport &r) {
   static const std::map<std::string, const char *> colours = {
-      {"single", "#d9d9d9"}, {"sample", "#9ecae1"}, {"channel", "#fdae6b"},
-      {"spatial", "#a1d99b"}, {"mixed", "#bcbddc"}};
+      {"single", "#d9d9d9"},
+      {"sample", "#9ecae1"},
+      {"channel", "#fdae6b"},
+      {"spatial", "#a1d99b"},
+      {"mixed", "#bcbddc"}};
   std::string s;
   raw_string_ostream os(s);
   os << "digraph strategy {\n"
-     << "  label=\"" << dotEscape(r.model) << ": " << r.strategy << " on " << r.devices
-     << " x " << r.machine
+     << "  label=\"" << dotEscape(r.model) << ": " << strategyName(r.strategy)
+     << " on " << r.devices << " x " << r.machine
      << formatv(", {0:f3} ms per iteration", r.cost.totalMs())
      << "\\nblue: sample (n) split, orange: channel (c), green: spatial "
         "(h/w), purple: mixed, grey: one device\";\n"
      << "  node [shape=box, style=filled, fontname=\"Helvetica\"];\n";
   for (size_t i = 0; i < r.layers.size(); ++i) {
     const LayerEntry &l = r.layers[i];
-    os << "  l" << i << " [label=\"" << dotEscape(l.name) << "\\n" << l.op << " "
-       << l.config.str() << "\", fillcolor=\""
+    os << "  l" << i << " [label=\"" << dotEscape(l.name) << "\\n"
+       << l.op << " " << l.config.str() << "\", fillcolor=\""
        << colours.at(splitKind(l.config)) << "\"];\n";
   }
   for (const LayerEdge &e : r.edges)
@@ -155,10 +158,10 @@ std::string reportToDOT(const StrategyReport &r) {
 Expected<ImportedStrategy> readStrategy(StringRef path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> file = MemoryBuffer::getFile(path);
   if (!file)
-    return createStringError(inconvertibleErrorCode(),
-                             (path + ": cannot read the strategy: " +
-                              file.getError().message())
-                                 .str());
+    return createStringError(
+        inconvertibleErrorCode(),
+        (path + ": cannot read the strategy: " + file.getError().message())
+            .str());
   return parseStrategy((*file)->getBuffer(), path);
 }
 
@@ -205,8 +208,8 @@ Expected<ImportedStrategy> parseStrategy(StringRef text, StringRef origin) {
         continue;
       std::optional<int64_t> i = v->getAsInteger();
       if (!i)
-        return fail(formatv("layer '{0}': degree {1} must be an integer",
-                            *name, d));
+        return fail(
+            formatv("layer '{0}': degree {1} must be an integer", *name, d));
       if (*i < 1)
         return fail(formatv("layer '{0}': degree {1}={2} must be at least 1",
                             *name, d, *i));

@@ -1,4 +1,5 @@
-//===- CostTables.h - cost tables of a layer graph for the search -*- C++ -*-===//
+//===- CostTables.h - cost tables of a layer graph for the search -*- C++
+//-*-===//
 //
 // Turns a layer graph, its candidate configurations and a cost model into the
 // search's graph of tables: node = t_c + t_s per configuration, edge = t_x
@@ -9,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HD_COSTMODEL_COSTTABLES_H
-#define HD_COSTMODEL_COSTTABLES_H
+#ifndef HD_STRATEGY_COSTTABLES_H
+#define HD_STRATEGY_COSTTABLES_H
 
 #include "hd/CostModel/CostModel.h"
 #include "hd/Search/SearchGraph.h"
@@ -46,8 +47,7 @@ public:
   /// For each layer: the best other candidate with every other layer fixed
   /// as in `choice`, and how much slower the iteration would be; -1 when the
   /// layer has a single candidate.
-  std::vector<std::pair<int, double>>
-  runnersUp(const std::vector<int> &choice);
+  std::vector<std::pair<int, double>> runnersUp(const std::vector<int> &choice);
 
 private:
   const std::vector<double> &nodeTable(int l);
@@ -70,4 +70,4 @@ private:
 
 } // namespace hd
 
-#endif // HD_COSTMODEL_COSTTABLES_H
+#endif // HD_STRATEGY_COSTTABLES_H

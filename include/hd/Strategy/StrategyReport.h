@@ -5,12 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HD_COSTMODEL_STRATEGYREPORT_H
-#define HD_COSTMODEL_STRATEGYREPORT_H
+#ifndef HD_STRATEGY_STRATEGYREPORT_H
+#define HD_STRATEGY_STRATEGYREPORT_H
 
 #include "hd/CostModel/CostModel.h"
-#include "hd/CostModel/CostTables.h"
 #include "hd/Search/Search.h"
+#include "hd/Strategy/CostTables.h"
+#include "hd/Strategy/StrategyKind.h"
 
 #include "llvm/Support/Error.h"
 
@@ -31,7 +32,8 @@ struct LayerEntry {
 };
 
 struct StrategyReport {
-  std::string model, modelHash, machine, strategy;
+  std::string model, modelHash, machine;
+  StrategyKind strategy = StrategyKind::Layerwise;
   int64_t devices = 1;
   int64_t batch = 1;
   StrategyCost cost;
@@ -68,4 +70,4 @@ llvm::Expected<ImportedStrategy> parseStrategy(llvm::StringRef text,
 
 } // namespace hd
 
-#endif // HD_COSTMODEL_STRATEGYREPORT_H
+#endif // HD_STRATEGY_STRATEGYREPORT_H

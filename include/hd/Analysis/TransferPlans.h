@@ -1,14 +1,15 @@
-//===- TransferPlans.h - transfer plans and replica groups of IR -*- C++ -*-===//
+//===- TransferPlans.h - transfer plans and replica groups of IR -*- C++
+//-*-===//
 //
 // What --hd-insert-transfers builds and --hd-verify-transfers checks, from
 // one place: the plan of an edge and the replica groups of a layer, as IR.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HD_LIB_DIALECT_HD_TRANSFORMS_TRANSFERPLANS_H
-#define HD_LIB_DIALECT_HD_TRANSFORMS_TRANSFERPLANS_H
+#ifndef HD_ANALYSIS_TRANSFERPLANS_H
+#define HD_ANALYSIS_TRANSFERPLANS_H
 
-#include "LayerGraphBuilder.h"
+#include "hd/Analysis/LayerGraphBuilder.h"
 
 #include "hd/CostModel/Transfer.h"
 
@@ -30,8 +31,8 @@ mlir::FailureOr<ConfiguredModule> configuredModule(mlir::ModuleOp module,
 
 /// The moves operand `operand` of layer `consumer` needs, or nullopt when
 /// every task reads exactly its own device's tile (no transfer).
-std::optional<mlir::ArrayAttr> planAttr(const ConfiguredModule &m,
-                                        int consumer, unsigned operand);
+std::optional<mlir::ArrayAttr> planAttr(const ConfiguredModule &m, int consumer,
+                                        unsigned operand);
 
 /// The replica groups with more than one task, or an empty attribute when
 /// the layer's parameters need no sync.
@@ -49,4 +50,4 @@ int64_t gradientShardBytes(const ConfiguredModule &m, int layer);
 
 } // namespace hd
 
-#endif // HD_LIB_DIALECT_HD_TRANSFORMS_TRANSFERPLANS_H
+#endif // HD_ANALYSIS_TRANSFERPLANS_H

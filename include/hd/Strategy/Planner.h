@@ -1,0 +1,119 @@
+//===- Planner.h - choose every layer's configuration ----------*- C++ -*-===//
+//
+// The whole decision of --layerwise-parallelize, in plain C++: resolve the
+// machine, the device count and the strategy; build each layer's candidates
+// (pinned layers keep theirs); apply a baseline, a saved strategy or the
+// search; and report the result with each layer's costs and runner-up from
+// the same cost tables. The pass only adapts IR to a LayerGraph and writes
+// the configurations back.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_STRATEGY_PLANNER_H
+#define HD_STRATEGY_PLANNER_H
+
+#include "hd/CostModel/CostModel.h"
+#include "hd/Search/Search.h"
+#include "hd/Strategy/CostTables.h"
+#include "hd/Strategy/StrategyKind.h"
+#include "hd/Strategy/StrategyReport.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hd {
+
+/// The target as the user names it (the pass's options).
+struct TargetOptions {
+  std::string machine = "cpu"; // a built-in or a machine JSON file
+  int64_t devices = -1;        // -1: every device of the machine
+  std::string strategy = "layerwise";
+  std::string profile; // a profile database; overrides the machine's
+};
+
+/// The target, checked and loaded.
+struct Target {
+  Machine machine;
+  int64_t devices = 1;
+  StrategyKind strategy = StrategyKind::Layerwise;
+  ProfileDB profile;
+};
+
+llvm::Expected<Target> resolveTarget(const TargetOptions &options);
+
+/// An error about one layer of the model (its index), or about the model as
+/// a whole (layer -1). `onOperation` asks the IR adaptor to name the layer's
+/// op in the message (emitOpError rather than emitError).
+class PlanError : public llvm::ErrorInfo<PlanError> {
+public:
+  static char ID;
+  PlanError(int layer, std::string message, bool onOperation = false)
+      : layer(layer), message(std::move(message)), onOperation(onOperation) {}
+
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+  int layer;
+  std::string message;
+  bool onOperation;
+};
+
+/// One model's strategy on one target. Holds references to `graph`.
+class Planner {
+public:
+  Planner(const LayerGraph &graph, Target target);
+  ~Planner();
+
+  /// Chooses every layer's configuration. `pinned[l]`, when set, is layer
+  /// l's configuration under every strategy; `importPath`, when not empty,
+  /// names a report whose strategy is applied instead of choosing.
+  /// Errors are PlanErrors.
+  llvm::Error plan(const std::vector<std::optional<ParallelConfig>> &pinned,
+                   const std::string &importPath);
+
+  const std::vector<ParallelConfig> &configs() const { return chosen; }
+  int64_t devices() const { return target.devices; }
+
+  /// The report of the chosen strategy: totals, per-layer costs and each
+  /// layer's runner-up.
+  StrategyReport report();
+
+private:
+  llvm::Error
+  applyImported(const std::string &importPath,
+                const std::vector<std::optional<ParallelConfig>> &pinned);
+  llvm::Error search();
+
+  const LayerGraph &graph;
+  Target target;
+  CostModel model;
+  StrategyKind applied = StrategyKind::Layerwise;
+  std::vector<std::vector<ParallelConfig>> candidates;
+  std::unique_ptr<CostTables> tables;
+  std::vector<ParallelConfig> chosen;
+  std::optional<SearchStats> searchStats;
+  double searchMs = 0;
+};
+
+/// Where report() goes: any of a JSON file, a DOT file and a table on
+/// stderr. A file that cannot be written is an error, and leaves nothing
+/// behind.
+struct ReportOutputs {
+  std::string json, dot;
+  bool print = false;
+
+  bool any() const { return !json.empty() || !dot.empty() || print; }
+};
+
+llvm::Error writeReport(const StrategyReport &report,
+                        const ReportOutputs &outputs);
+
+} // namespace hd
+
+#endif // HD_STRATEGY_PLANNER_H

@@ -1,0 +1,252 @@
+//===- Planner.cpp - choose every layer's configuration -------------------===//
+
+#include "hd/Strategy/Planner.h"
+
+#include "hd/Strategy/Candidates.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace llvm;
+
+namespace hd {
+
+char PlanError::ID;
+
+namespace {
+
+/// Brute force refuses graphs with more combinations than this.
+constexpr int64_t kExhaustiveLimit = 10'000'000;
+
+Error modelError(const Twine &message) {
+  return make_error<PlanError>(-1, message.str());
+}
+
+Error layerError(int layer, const Twine &message) {
+  return make_error<PlanError>(layer, message.str());
+}
+
+} // namespace
+
+Expected<Target> resolveTarget(const TargetOptions &options) {
+  auto fail = [](const Twine &message) {
+    return createStringError(inconvertibleErrorCode(), message.str());
+  };
+  Target t;
+  std::optional<StrategyKind> kind = parseStrategyKind(options.strategy);
+  if (!kind)
+    return fail("unknown strategy '" + options.strategy + "'; use " +
+                strategyChoices());
+  t.strategy = *kind;
+  Expected<Machine> machine = loadMachine(options.machine);
+  if (!machine)
+    return machine.takeError();
+  t.machine = std::move(*machine);
+  t.devices = options.devices == -1 ? t.machine.numDevices() : options.devices;
+  if (t.devices < 1)
+    return fail(
+        formatv("devices={0}: the device count must be at least 1", t.devices));
+  if (t.devices > t.machine.numDevices())
+    return fail(formatv("devices={0} exceeds the {1} devices of machine '{2}' "
+                        "({3} nodes x {4})",
+                        t.devices, t.machine.numDevices(), t.machine.name,
+                        t.machine.nodes, t.machine.devicesPerNode));
+  std::string profile =
+      options.profile.empty() ? t.machine.profile : options.profile;
+  if (!profile.empty()) {
+    Expected<ProfileDB> db = ProfileDB::load(profile);
+    if (!db)
+      return db.takeError();
+    t.profile = std::move(*db);
+  }
+  return t;
+}
+
+Planner::Planner(const LayerGraph &graph, Target target)
+    : graph(graph), target(std::move(target)),
+      model(this->target.machine, this->target.profile) {}
+
+Planner::~Planner() = default;
+
+Error Planner::plan(const std::vector<std::optional<ParallelConfig>> &pinned,
+                    const std::string &importPath) {
+  auto start = std::chrono::steady_clock::now();
+  size_t n = graph.layers.size();
+  candidates = searchCandidates(graph, target.devices);
+  for (size_t l = 0; l < n; ++l)
+    if (pinned[l])
+      candidates[l] = {*pinned[l]};
+
+  applied = importPath.empty() ? target.strategy : StrategyKind::Imported;
+  if (applied == StrategyKind::Imported) {
+    if (Error e = applyImported(importPath, pinned))
+      return e;
+  } else if (isBaseline(applied)) {
+    chosen = baselineStrategy(applied, graph, target.devices);
+    for (size_t l = 0; l < n; ++l)
+      if (pinned[l])
+        chosen[l] = *pinned[l];
+  }
+  // The search's tables; the report reuses them for the runners-up.
+  tables = std::make_unique<CostTables>(model, graph, candidates);
+  if (searches(applied))
+    if (Error e = search())
+      return e;
+  searchMs = std::chrono::duration<double, std::milli>(
+                 std::chrono::steady_clock::now() - start)
+                 .count();
+  return Error::success();
+}
+
+Error Planner::search() {
+  SearchGraph searchGraph = tables->buildSearchGraph();
+  SearchResult result;
+  if (applied == StrategyKind::Exhaustive) {
+    int64_t count = combinationCount(searchGraph);
+    std::optional<SearchResult> found =
+        searchBruteForce(searchGraph, kExhaustiveLimit);
+    if (!found)
+      return modelError(formatv(
+          "strategy=exhaustive would try {0} combinations ({1} layers), "
+          "above the limit of {2}; use strategy=layerwise, which is exact "
+          "and fast",
+          count == INT64_MAX ? std::string("more than 9.2e18")
+                             : std::to_string(count),
+          graph.layers.size(), kExhaustiveLimit));
+    result = std::move(*found);
+  } else {
+    result = searchOptimal(searchGraph);
+  }
+  chosen.clear();
+  for (size_t l = 0; l < graph.layers.size(); ++l)
+    chosen.push_back(candidates[l][result.choice[l]]);
+  searchStats = result.stats;
+  return Error::success();
+}
+
+Error Planner::applyImported(
+    const std::string &path,
+    const std::vector<std::optional<ParallelConfig>> &pinned) {
+  Expected<ImportedStrategy> imported = readStrategy(path);
+  if (!imported)
+    return modelError(toString(imported.takeError()));
+  if (imported->modelHash != graph.modelHash)
+    return modelError("strategy '" + path + "' was made for model '" +
+                      imported->model + "' (hash " + imported->modelHash +
+                      "); this module is '" + graph.model + "' (hash " +
+                      graph.modelHash + "): re-run the search for this model");
+  if (imported->devices != target.devices)
+    return modelError(formatv("strategy '{0}' is for {1} devices, not {2}",
+                              path, imported->devices, target.devices));
+  // Layers are matched by name, so names must identify them.
+  StringMap<std::vector<int64_t>> byName;
+  for (const auto &[name, degrees] : imported->layers)
+    byName[name] = degrees;
+  StringMap<size_t> seen;
+  for (size_t l = 0; l < graph.layers.size(); ++l) {
+    auto [it, fresh] = seen.try_emplace(graph.layers[l].name, l);
+    if (!fresh)
+      return layerError(l, "layer name '" + it->first() +
+                               "' is not unique; strategies match layers by "
+                               "name (give each layer a loc(\"name\"))");
+  }
+  chosen.clear();
+  for (size_t l = 0; l < graph.layers.size(); ++l) {
+    const Layer &layer = graph.layers[l];
+    auto it = byName.find(layer.name);
+    if (it == byName.end())
+      return layerError(l, "layer '" + layer.name +
+                               "' has no configuration in '" + path + "'");
+    if (it->second.size() != layer.shape.size())
+      return layerError(l, formatv("the configuration of '{0}' in '{1}' has "
+                                   "{2} degrees; this layer has {3} "
+                                   "dimensions",
+                                   layer.name, path, it->second.size(),
+                                   layer.shape.size()));
+    chosen.push_back({it->second});
+  }
+  for (size_t l = 0; l < graph.layers.size(); ++l) {
+    if (pinned[l] && *pinned[l] != chosen[l])
+      return make_error<PlanError>(l,
+                                   "is pinned to " + pinned[l]->str() +
+                                       " but the imported strategy says " +
+                                       chosen[l].str() +
+                                       "; remove one of the two",
+                                   /*onOperation=*/true);
+    if (chosen[l].tasks() > target.devices)
+      return layerError(l, formatv("the imported configuration {0} has {1} "
+                                   "tasks but only {2} devices are available",
+                                   chosen[l].str(), chosen[l].tasks(),
+                                   target.devices));
+    if (!is_contained(candidates[l], chosen[l]))
+      candidates[l].push_back(chosen[l]);
+  }
+  return Error::success();
+}
+
+StrategyReport Planner::report() {
+  StrategyReport r;
+  r.model = graph.model;
+  r.modelHash = graph.modelHash;
+  r.machine = target.machine.name;
+  r.strategy = applied;
+  r.devices = target.devices;
+  r.batch = graph.batch;
+  r.cost = evaluateStrategy(model, graph, chosen);
+  r.searchMs = searchMs;
+  r.search = searchStats;
+  size_t n = graph.layers.size();
+  std::vector<int> choice(n);
+  for (size_t l = 0; l < n; ++l)
+    choice[l] = find(candidates[l], chosen[l]) - candidates[l].begin();
+  std::vector<std::pair<int, double>> runnersUp = tables->runnersUp(choice);
+  for (size_t l = 0; l < n; ++l) {
+    LayerEntry entry{graph.layers[l].name, graph.layers[l].op, chosen[l],
+                     r.cost.layers[l],     std::nullopt,       0};
+    if (runnersUp[l].first >= 0) {
+      entry.runnerUp = candidates[l][runnersUp[l].first];
+      entry.runnerUpExtraMs = runnersUp[l].second;
+    }
+    r.layers.push_back(std::move(entry));
+  }
+  r.edges = tables->getEdges();
+  return r;
+}
+
+namespace {
+
+/// Writes `text` to `path`; an error leaves no partial file behind.
+Error writeFile(StringRef path, StringRef what, StringRef text) {
+  std::error_code ec;
+  ToolOutputFile file(path, ec, sys::fs::OF_None);
+  if (ec)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot write the " + what + " '" + path +
+                                 "': cannot open output file '" + path +
+                                 "': " + ec.message());
+  file.os() << text;
+  file.keep();
+  return Error::success();
+}
+
+} // namespace
+
+Error writeReport(const StrategyReport &report, const ReportOutputs &outputs) {
+  if (!outputs.json.empty())
+    if (Error e = writeFile(outputs.json, "report", reportToJSON(report)))
+      return e;
+  if (!outputs.dot.empty())
+    if (Error e = writeFile(outputs.dot, "DOT file", reportToDOT(report)))
+      return e;
+  if (outputs.print)
+    errs() << reportTable(report);
+  return Error::success();
+}
+
+} // namespace hd
