@@ -2,7 +2,9 @@
 
 #include "hd/InitAll.h"
 #include "hd/Dialect/HD/IR/HDDialect.h"
+#include "hd/Conversion/Passes.h"
 #include "hd/Dialect/HD/Transforms/Passes.h"
+#include "hd/Pipelines/Pipelines.h"
 #include "hd/Target/Executable/Executable.h"
 #include "hd/Target/ONNX/ImportONNX.h"
 
@@ -24,6 +26,8 @@ void hd::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void hd::registerAllPasses() {
   hd::registerHDPasses();
+  hd::registerHDConversionPasses();
+  hd::registerPipelines();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

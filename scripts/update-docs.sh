@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 mkdir -p "$root/docs/generated"
-for f in HDDialect HDInterfaces HDPasses; do
+for f in HDDialect HDInterfaces HDPasses HDConversionPasses; do
   cp "$build/docs/HD/$f.md" "$root/docs/generated/$f.md"
   echo "docs/generated/$f.md"
 done

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "hdrt/Device.h"
+#include "hdrt/cpu/Kernels.h"
+#include "hdrt/cpu/TileOps.h"
 
 #include <algorithm>
 #include <climits>

@@ -87,13 +87,6 @@ void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
     }
 }
 
-int64_t firstInvalidLabel(int64_t n, const int32_t *labels, int64_t classes) {
-  for (int64_t s = 0; s < n; ++s)
-    if (labels[s] < 0 || labels[s] >= classes)
-      return s;
-  return -1;
-}
-
 void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
                        float *max) {
   for (int64_t s = 0; s < n; ++s)
@@ -134,13 +127,6 @@ void softmaxCrossEntropyBackward(int64_t n, int64_t k, int64_t classOffset,
         p -= 1;
       dLogits[s * k + j] = static_cast<float>(p / globalBatch);
     }
-}
-
-int64_t TileRegion::volume() const {
-  int64_t v = 1;
-  for (int64_t d = 0; d < rank; ++d)
-    v *= hi[d] - lo[d];
-  return v;
 }
 
 void dropout(const TileRegion &tile, uint64_t seed, uint64_t layer,

@@ -132,7 +132,7 @@ __global__ void addKernel(int64_t count, const float *a, const float *b,
   FOR_EACH(i, count) out[i] = a[i] + b[i];
 }
 
-__global__ void dropoutKernel(cpu::TileRegion tile, int64_t volume,
+__global__ void dropoutKernel(TileRegion tile, int64_t volume,
                               uint64_t seed, uint64_t stream, float ratio,
                               const float *in, float *out) {
   float keep = 1.0f / (1.0f - ratio);
@@ -168,8 +168,8 @@ struct PoolGeometry {
   bool max, countIncludePad;
 };
 
-PoolGeometry geometryOf(const cpu::Pool2dShape &p) {
-  const cpu::Window2d &w = p.window;
+PoolGeometry geometryOf(const Pool2dShape &p) {
+  const Window2d &w = p.window;
   return {w.n,       w.c,       w.h,         w.w,       w.outH(),
           w.outW(),  w.kh,      w.kw,        w.strideH, w.strideW,
           w.padTop,  w.padLeft, p.max,       p.countIncludePad};
@@ -489,7 +489,7 @@ void add(cudaStream_t s, int64_t count, const float *a, const float *b,
     addKernel<<<blocksFor(count), kThreads, 0, s>>>(count, a, b, out);
 }
 
-void dropout(cudaStream_t s, const cpu::TileRegion &tile, uint64_t seed,
+void dropout(cudaStream_t s, const TileRegion &tile, uint64_t seed,
              uint64_t stream, float ratio, const float *in, float *out) {
   int64_t volume = tile.volume();
   if (volume > 0)
@@ -505,7 +505,7 @@ void sgdMomentum(cudaStream_t s, int64_t count, float lr, float momentum,
         count, lr, momentum, weightDecay, param, grad, velocity);
 }
 
-void pool2dForward(cudaStream_t s, const cpu::Pool2dShape &p, const float *in,
+void pool2dForward(cudaStream_t s, const Pool2dShape &p, const float *in,
                    float *out) {
   PoolGeometry g = geometryOf(p);
   int64_t total = g.n * g.c * g.outH * g.outW;
@@ -513,7 +513,7 @@ void pool2dForward(cudaStream_t s, const cpu::Pool2dShape &p, const float *in,
     poolForwardKernel<<<blocksFor(total), kThreads, 0, s>>>(g, in, out);
 }
 
-void pool2dBackward(cudaStream_t s, const cpu::Pool2dShape &p,
+void pool2dBackward(cudaStream_t s, const Pool2dShape &p,
                     const float *in, const float *dOut, float *dIn) {
   PoolGeometry g = geometryOf(p);
   fill(s, dIn, g.n * g.c * g.h * g.w, 0.0f);

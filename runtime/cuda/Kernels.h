@@ -12,8 +12,7 @@
 #define HDRT_CUDA_KERNELS_H
 
 #include "hdrt/Box.h"
-#include "hdrt/cpu/Kernels.h"
-#include "hdrt/cpu/TileOps.h"
+#include "hdrt/common/Geometry.h"
 
 #include <cuda_runtime.h>
 
@@ -44,16 +43,16 @@ void reluBackward(cudaStream_t s, int64_t count, const float *in,
                   const float *dOut, float *dIn);
 void add(cudaStream_t s, int64_t count, const float *a, const float *b,
          float *out);
-void dropout(cudaStream_t s, const cpu::TileRegion &tile, uint64_t seed,
+void dropout(cudaStream_t s, const TileRegion &tile, uint64_t seed,
              uint64_t stream, float ratio, const float *in, float *out);
 void sgdMomentum(cudaStream_t s, int64_t count, float lr, float momentum,
                  float weightDecay, float *param, const float *grad,
                  float *velocity);
 
-void pool2dForward(cudaStream_t s, const cpu::Pool2dShape &p, const float *in,
+void pool2dForward(cudaStream_t s, const Pool2dShape &p, const float *in,
                    float *out);
 /// dIn is overwritten.
-void pool2dBackward(cudaStream_t s, const cpu::Pool2dShape &p,
+void pool2dBackward(cudaStream_t s, const Pool2dShape &p,
                     const float *in, const float *dOut, float *dIn);
 
 /// The doubles of scratch the two partial-sums calls need for this shape.

@@ -104,17 +104,16 @@ void hdrt_init(int32_t argc, void *argv, int64_t devices, void *modelName,
 
 void hdrt_define_layer(int64_t layer, int64_t kind, void *name, int64_t rank,
                        void *shape, void *degrees, int64_t operands,
-                       void *attrs, int64_t attrCount, double float0,
-                       double float1) {
+                       void *descriptor, int64_t descriptorBytes) {
   guarded([&] {
-    if (kind < 0 || kind > static_cast<int64_t>(Kind::SoftmaxCrossEntropy))
+    std::optional<hdrt::LayerKind> known = hdrt::layerKindOf(kind);
+    if (!known)
       throw Error("unknown layer kind " + std::to_string(kind));
-    get().defineLayer(layer, static_cast<Kind>(kind),
-                      static_cast<const char *>(name), static_cast<int>(rank),
+    get().defineLayer(layer, *known, static_cast<const char *>(name),
+                      static_cast<int>(rank),
                       static_cast<const int64_t *>(shape),
                       static_cast<const int64_t *>(degrees), operands,
-                      static_cast<const int64_t *>(attrs), attrCount, float0,
-                      float1);
+                      descriptor, descriptorBytes);
   });
 }
 

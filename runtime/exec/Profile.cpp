@@ -12,7 +12,6 @@
 
 namespace hdrt {
 
-using exec::Kind;
 using exec::Program;
 
 int profileInit(int *argc, char ***argv, int *ranks) {
@@ -100,11 +99,10 @@ LayerProfile profileLayer(const LayerProfileRequest &r) {
     exec::Options options;
     Program program(options, tasks, r.name, "profile", profilingDevice());
     program.enableProfiling();
-    program.defineLayer(0, static_cast<Kind>(r.kind), r.name,
+    program.defineLayer(0, r.layer.kind, r.name,
                         static_cast<int>(r.shape.size()), r.shape.data(),
                         r.degrees.data(), int64_t(r.operands.size()),
-                        r.attrs.data(), int64_t(r.attrs.size()), r.float0,
-                        r.float1);
+                        r.layer.data(), int64_t(r.layer.bytes()));
     for (size_t i = 0; i < r.operands.size(); ++i) {
       const ProfileOperand &o = r.operands[i];
       program.defineEdge(int64_t(i), 0, int64_t(i),
@@ -280,17 +278,20 @@ HostProfile profileHost() {
     return ms;
   };
   LayerProfileRequest conv;
-  conv.kind = int64_t(Kind::Conv2d);
+  Conv2dDesc conv3x3{/*out_channels=*/64, /*kernel=*/{3, 3},
+                     /*stride=*/{1, 1},   /*padding=*/{1, 1, 1, 1},
+                     /*dilation=*/{1, 1}, /*groups=*/1,
+                     /*bias=*/0};
+  conv.layer = LayerDescriptor::of(LayerKind::Conv2d, conv3x3);
   conv.name = "calibrate/conv3x3";
   conv.shape = {8, 64, 32, 32};
   conv.degrees = {1, 1, 1, 1};
-  conv.attrs = {64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
   conv.operands = {{{8, 64, 32, 32}, false, true}};
   double convFlops = 2.0 * 8 * 64 * 32 * 32 * 64 * 9;
   host.denseGflops = convFlops / (time(conv) * 1e-3) / 1e9;
 
   LayerProfileRequest relu;
-  relu.kind = int64_t(Kind::Relu);
+  relu.layer.kind = LayerKind::Relu;
   relu.name = "calibrate/relu";
   relu.shape = {16, 64, 64, 64};
   relu.degrees = {1, 1, 1, 1};

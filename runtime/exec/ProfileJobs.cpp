@@ -1,9 +1,11 @@
 //===- ProfileJobs.cpp - layers to time, as lines of text -----------------===//
 //
-// signature TAB tile TAB name TAB kind TAB shape TAB degrees TAB attrs TAB
-// float0 TAB float1 TAB operands [TAB times...]
-// Lists are comma-separated integers; operands are `shape/labels/gradient`
-// joined by ';'. Signatures and layer names hold no tabs.
+// signature TAB tile TAB name TAB kind TAB shape TAB degrees TAB descriptor
+// TAB operands [TAB fwd ms TAB bwd ms TAB update ms]
+// Lists are comma-separated integers; the kind is its LayerKinds.def name
+// and the descriptor its fields by name (hdrt/LayerDesc.h); operands are
+// `shape/labels/gradient` joined by ';'. Signatures and layer names hold no
+// tabs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,39 +59,42 @@ bool number(const std::string &s, double &out) {
 
 } // namespace
 
-std::string jobToText(const std::string &signature,
-                      const std::vector<int64_t> &tile,
-                      const LayerProfileRequest &r) {
+std::string jobToText(const ProfileJob &job) {
+  const LayerProfileRequest &r = job.request;
   std::string operands;
   for (size_t i = 0; i < r.operands.size(); ++i)
     operands += (i ? ";" : "") + list(r.operands[i].shape) + "/" +
                 (r.operands[i].labels ? "1" : "0") + "/" +
                 (r.operands[i].gradient ? "1" : "0");
-  char floats[64];
-  std::snprintf(floats, sizeof(floats), "%.17g\t%.17g", r.float0, r.float1);
-  return signature + "\t" + list(tile) + "\t" + r.name + "\t" +
-         std::to_string(r.kind) + "\t" + list(r.shape) + "\t" +
-         list(r.degrees) + "\t" + list(r.attrs) + "\t" + floats + "\t" +
-         operands;
+  std::string text = job.signature + "\t" + list(job.tile) + "\t" + r.name +
+                     "\t" + layerKindName(r.layer.kind) + "\t" + list(r.shape) +
+                     "\t" + list(r.degrees) + "\t" + descriptorToText(r.layer) +
+                     "\t" + operands;
+  if (job.times) {
+    char times[96];
+    std::snprintf(times, sizeof(times), "\t%.6f\t%.6f\t%.6f", (*job.times)[0],
+                  (*job.times)[1], (*job.times)[2]);
+    text += times;
+  }
+  return text;
 }
 
-bool jobFromText(const std::string &line, std::string &signature,
-                 std::vector<int64_t> &tile, LayerProfileRequest &r,
-                 std::string &error) {
+bool jobFromText(const std::string &line, ProfileJob &job, std::string &error) {
   std::vector<std::string> f = split(line, '\t');
-  std::vector<int64_t> kind;
-  if (f.size() < 10 || !integers(f[1], tile) || !integers(f[3], kind) ||
-      kind.size() != 1 || !integers(f[4], r.shape) ||
-      !integers(f[5], r.degrees) || !integers(f[6], r.attrs) ||
-      !number(f[7], r.float0) || !number(f[8], r.float1)) {
+  LayerProfileRequest &r = job.request;
+  std::optional<LayerKind> kind =
+      f.size() >= 8 ? layerKindNamed(f[3]) : std::nullopt;
+  if (!kind || !integers(f[1], job.tile) || !integers(f[4], r.shape) ||
+      !integers(f[5], r.degrees)) {
     error = "not a profile job line";
     return false;
   }
-  signature = f[0];
+  if (!descriptorFromText(*kind, f[6], r.layer, error))
+    return false;
+  job.signature = f[0];
   r.name = f[2];
-  r.kind = kind[0];
   r.operands.clear();
-  for (const std::string &text : split(f[9], ';')) {
+  for (const std::string &text : split(f[7], ';')) {
     std::vector<std::string> o = split(text, '/');
     ProfileOperand op;
     if (o.size() != 3 || !integers(o[0], op.shape)) {
@@ -100,6 +105,16 @@ bool jobFromText(const std::string &line, std::string &signature,
     op.gradient = o[2] == "1";
     r.operands.push_back(op);
   }
+  job.times.reset();
+  if (f.size() == 8)
+    return true;
+  std::array<double, 3> times;
+  if (f.size() != 11 || !number(f[8], times[0]) || !number(f[9], times[1]) ||
+      !number(f[10], times[2])) {
+    error = "a job without its three times";
+    return false;
+  }
+  job.times = times;
   return true;
 }
 

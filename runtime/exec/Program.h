@@ -16,7 +16,7 @@
 
 #include "hdrt/Box.h"
 #include "hdrt/Device.h"
-#include "hdrt/cpu/WindowTiles.h"
+#include "hdrt/LayerDesc.h"
 #include "hdrt/mpi/Checkpoint.h"
 #include "hdrt/mpi/Exchange.h"
 
@@ -29,11 +29,6 @@
 #include <vector>
 
 namespace hdrt::exec {
-
-enum class Kind {
-#define HDRT_LAYER_KIND(Name, Value) Name = Value,
-#include "hdrt/Abi.def"
-};
 
 /// An error in the program or its input; the ABI layer reports it and ends
 /// the job.
@@ -82,22 +77,29 @@ struct Partition {
 /// One parameter tensor's shard on this rank, with its gradient and the
 /// optimizer's velocity, in device memory.
 struct Param {
-  std::string name;             // "<layer>.weight", ...
-  std::vector<int64_t> shape;   // global
-  Box box;                      // this rank's shard (rank 0 when none)
+  std::string name;           // "<layer>.weight", ...
+  std::vector<int64_t> shape; // global
+  Box box;                    // this rank's shard (rank 0 when none)
   Buffer<float> value, grad, velocity;
-  bool writes = false;          // this rank checkpoints its shard
+  bool writes = false; // this rank checkpoints its shard
 };
 
 struct Edge;
+class LayerImpl;
+
+/// What a layer kind keeps on this rank beyond its tiles and parameters:
+/// window geometry, statistics buffers. Each kind defines its own
+/// (exec/layers/).
+struct LayerState {
+  virtual ~LayerState() = default;
+};
 
 struct Layer {
   int64_t id = -1;
-  Kind kind = Kind::Relu;
+  const LayerImpl *impl = nullptr; // the kind's code
   std::string name;
   Partition out;
-  std::vector<int64_t> attrs;
-  double float0 = 0, float1 = 0;
+  LayerDescriptor descriptor;
   std::vector<Edge *> inputs; // by operand
   int consumers = 0;          // edges reading this layer's output
 
@@ -107,20 +109,17 @@ struct Layer {
   Buffer<float> value, grad;
   std::vector<Param> params;
   MPI_Comm gradComm = MPI_COMM_NULL;  // replica group of the parameters
-  MPI_Comm statsComm = MPI_COMM_NULL; // batch norm: tasks sharing channels;
-                                      // loss: tasks sharing samples
+  MPI_Comm statsComm = MPI_COMM_NULL; // tasks that combine statistics
+                                      // (LayerImpl::statisticsPerDims)
+  std::unique_ptr<LayerState> state;
+  double partialLoss = 0; // the loss layer: this tile's summed loss
 
-  // Window layers' geometry on this task.
-  cpu::ConvTile conv;
-  cpu::PoolTile pool;
-  // Batch norm: per-channel sums (2c) and the statistics of the current
-  // step.
-  Buffer<double> sums;
-  Buffer<float> mean, invStd;
-  // Softmax: per-sample max and sum of exponentials; the tile's loss.
-  Buffer<float> max;
-  Buffer<double> sum;
-  double partialLoss = 0;
+  template <typename Desc> const Desc &desc() const {
+    return descriptor.as<Desc>();
+  }
+  template <typename State> State &stateAs() const {
+    return static_cast<State &>(*state);
+  }
 };
 
 /// An operand of a layer: what it reads from a producer (a layer, or the
@@ -130,9 +129,10 @@ struct Edge {
   std::string name; // "producer -> consumer"
   Layer *consumer = nullptr;
   int operand = 0;
-  int64_t producer = -1; // a layer id, HDRT_IMAGES or HDRT_LABELS
-  Partition source;      // the producer's tensor shape (degrees unused)
-  int64_t channelOffset = 0; // concat: where its channels start in the output
+  int64_t producer = -1;     // a layer id, HDRT_IMAGES or HDRT_LABELS
+  Partition source;          // the producer's tensor shape (degrees unused)
+  int64_t channelOffset = 0; // where its channels start in the consumer's
+                             // output (concatenation)
   std::vector<mpi::Move> plan;
   bool explicitTransfer = false;
   bool wantsGradient = false; // profiling: an operand standing in for a
@@ -159,10 +159,10 @@ public:
           std::string modelHash, std::shared_ptr<Device> device = nullptr);
 
   // Definitions, in the order of Abi.def.
-  void defineLayer(int64_t id, Kind kind, std::string name, int rank,
+  void defineLayer(int64_t id, LayerKind kind, std::string name, int rank,
                    const int64_t *shape, const int64_t *degrees,
-                   int64_t operands, const int64_t *attrs, int64_t attrCount,
-                   double float0, double float1);
+                   int64_t operands, const void *descriptor,
+                   int64_t descriptorBytes);
   void defineEdge(int64_t id, int64_t consumer, int64_t operand,
                   int64_t producer, int rank, const int64_t *shape,
                   const int64_t *moves, int64_t moveCount);
@@ -205,11 +205,24 @@ public:
   /// where graph inputs are read, output gradients zeroed.
   void stepInputs(int64_t step);
 
+  // What layer kinds (exec/layers/) use in their prepare, forward and
+  // backward.
+  Device &device() { return *device_; }
+  Timers &timers() { return timers_; }
+  const Options &options() const { return options_; }
+  int64_t step() const { return step_; }
+  int64_t batch() const { return batch_; }
+  /// Combines a layer's partial statistics with the tasks that share them
+  /// (its statsComm), charged to sync time.
+  void syncStatistics(Layer &l, void *data, int64_t count, ElementType type,
+                      ReduceOp op);
+
 private:
   Layer &layer(int64_t id);
   Edge &edge(int64_t id);
   MPI_Comm split(int color, int key);
   void prepareLayer(Layer &l);
+  void prepareParams(Layer &l);
   void prepareEdge(Edge &e);
   void checkPlan(const Edge &e) const;
   void checkOutputs();
@@ -228,24 +241,6 @@ private:
   void resume();
   void writeMetrics() const;
   void writeTrace() const;
-
-  // Layer kinds (Layers.cpp).
-  void forwardConv(Layer &l);
-  void backwardConv(Layer &l);
-  void forwardPool(Layer &l);
-  void backwardPool(Layer &l);
-  void forwardLinear(Layer &l);
-  void backwardLinear(Layer &l);
-  void forwardBatchNorm(Layer &l);
-  void backwardBatchNorm(Layer &l);
-  void forwardConcat(Layer &l);
-  void backwardConcat(Layer &l);
-  void forwardFlatten(Layer &l);
-  void backwardFlatten(Layer &l);
-  void forwardLoss(Layer &l);
-  void backwardLoss(Layer &l);
-  void syncStatistics(Layer &l, void *data, int64_t count, ElementType type,
-                      ReduceOp op);
 
   Options options_;
   std::shared_ptr<Device> device_;

@@ -19,9 +19,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ModelJobs.h"
+
 #include "hd/CostModel/Machine.h"
 #include "hd/CostModel/ProfileDB.h"
-#include "hd/Dialect/HD/Transforms/Profiling.h"
 #include "hd/InitAll.h"
 #include "hd/Tiling/ParallelConfig.h"
 
@@ -185,15 +186,14 @@ int profileModel() {
   }
   if (devices < 1)
     fail("--devices must be at least 1");
-  FailureOr<std::vector<hd::ProfileJob>> jobs =
-      hd::profileJobs(*module, devices);
+  FailureOr<std::vector<hd::ModelJob>> jobs = hd::modelJobs(*module, devices);
   if (mlir::failed(jobs))
     fail("cannot profile '" + input + "'");
 
   if (emitJobs) {
     std::string text;
-    for (const hd::ProfileJob &job : *jobs)
-      text += hdrt::jobToText(job.signature, job.tile, job.request) + "\n";
+    for (const hd::ModelJob &m : *jobs)
+      text += hdrt::jobToText(m.job) + "\n";
     if (myRank == 0)
       writeAtomically(output, text);
     out() << formatv("hd-profile: {0} jobs for {1} devices -> {2}\n",
@@ -205,8 +205,9 @@ int profileModel() {
   Progress progress(jobs->size());
   size_t measured = 0, reused = 0;
   for (size_t i = 0; i < jobs->size(); ++i) {
-    hd::ProfileJob &job = (*jobs)[i];
-    std::string what = formatv("{0} {1} on {2}", job.op, job.layer,
+    hd::ModelJob &m = (*jobs)[i];
+    hdrt::ProfileJob &job = m.job;
+    std::string what = formatv("{0} {1} on {2}", m.op, m.layer,
                                hd::ParallelConfig{job.request.degrees}.str());
     if (db.find(job.signature, job.tile, backend, device)) {
       ++reused;
@@ -219,7 +220,7 @@ int profileModel() {
     hdrt::profileBarrier();
     hdrt::LayerProfile p = hdrt::profileLayer(job.request);
     if (!p.error.empty())
-      fail("layer '" + job.layer + "': " + p.error);
+      fail("layer '" + m.layer + "': " + p.error);
     db.insert({job.signature, job.tile, backend, device, p.fwdMs, p.bwdMs,
                p.updateMs});
     ++measured;
@@ -258,20 +259,16 @@ int importProfileTimes() {
       device = line.trim().str();
       continue;
     }
-    std::string signature, error;
-    std::vector<int64_t> tile;
-    hdrt::LayerProfileRequest request;
-    SmallVector<StringRef> fields;
-    line.split(fields, '\t');
-    double ms[3];
+    std::string error;
+    hdrt::ProfileJob job;
     if (backend.empty() || device.empty())
       fail(where() + "times before the '# backend' and '# device' lines");
-    if (!hdrt::jobFromText(line.str(), signature, tile, request, error))
+    if (!hdrt::jobFromText(line.str(), job, error))
       fail(where() + error);
-    if (fields.size() != 13 || fields[10].getAsDouble(ms[0]) ||
-        fields[11].getAsDouble(ms[1]) || fields[12].getAsDouble(ms[2]))
+    if (!job.times)
       fail(where() + "a job without its three times");
-    db.insert({signature, tile, backend, device, ms[0], ms[1], ms[2]});
+    const std::array<double, 3> &ms = *job.times;
+    db.insert({job.signature, job.tile, backend, device, ms[0], ms[1], ms[2]});
     ++added;
   }
   writeAtomically(output, db.toJSON());

@@ -66,25 +66,22 @@ int main(int argc, char **argv) {
     fail("cannot write '" + tmp + "'");
   out << "# backend " << hdrt::profileBackend() << "\n# device "
       << hdrt::profileDevice() << "\n";
-  std::string line, signature, error;
+  std::string line, error;
   size_t number = 0;
   while (std::getline(in, line)) {
     ++number;
-    std::vector<int64_t> tile;
-    hdrt::LayerProfileRequest request;
-    if (!hdrt::jobFromText(line, signature, tile, request, error))
+    hdrt::ProfileJob job;
+    if (!hdrt::jobFromText(line, job, error))
       fail(input + ":" + std::to_string(number) + ": " + error);
-    request.repeats = repeats;
-    request.minSeconds = minMs / 1e3;
-    hdrt::LayerProfile p = hdrt::profileLayer(request);
+    job.request.repeats = repeats;
+    job.request.minSeconds = minMs / 1e3;
+    hdrt::LayerProfile p = hdrt::profileLayer(job.request);
     if (!p.error.empty())
-      fail("layer '" + request.name + "': " + p.error);
-    char times[96];
-    std::snprintf(times, sizeof(times), "\t%.6f\t%.6f\t%.6f", p.fwdMs,
-                  p.bwdMs, p.updateMs);
-    out << hdrt::jobToText(signature, tile, request) << times << "\n";
+      fail("layer '" + job.request.name + "': " + p.error);
+    job.times = {p.fwdMs, p.bwdMs, p.updateMs};
+    out << hdrt::jobToText(job) << "\n";
     std::fprintf(stderr, "hdrt-profile: [%zu] %s: fwd %.3f ms, bwd %.3f ms\n",
-                 number, request.name.c_str(), p.fwdMs, p.bwdMs);
+                 number, job.request.name.c_str(), p.fwdMs, p.bwdMs);
   }
   out.close();
   if (!out || std::rename(tmp.c_str(), output.c_str()) != 0)

@@ -18,6 +18,7 @@
 #include <random>
 #include <vector>
 
+using namespace hdrt;
 using namespace hdrt::cpu;
 
 namespace {

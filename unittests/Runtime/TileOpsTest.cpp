@@ -15,6 +15,7 @@
 #include <random>
 #include <vector>
 
+using namespace hdrt;
 using namespace hdrt::cpu;
 
 namespace {
@@ -207,10 +208,4 @@ TEST(TileOps, SgdWithMomentumAndWeightDecay) {
   EXPECT_FLOAT_EQ(p[0], 1.0f - 0.1f * v[0]);
   EXPECT_FLOAT_EQ(v[1], 0.25f + 0.01f * -2.0f);
   EXPECT_FLOAT_EQ(p[1], -2.0f - 0.1f * v[1]);
-}
-
-TEST(TileOps, InvalidLabelsAreFound) {
-  std::vector<int32_t> ok = {0, 9, 3}, bad = {0, 10, -1};
-  EXPECT_EQ(firstInvalidLabel(3, ok.data(), 10), -1);
-  EXPECT_EQ(firstInvalidLabel(3, bad.data(), 10), 1);
 }

@@ -11,7 +11,8 @@
 
 #include "hd/Tiling/ParallelConfig.h"
 #include "hd/Tiling/TileBox.h"
-#include "hdrt/cpu/WindowTiles.h"
+#include "hdrt/common/WindowTiles.h"
+#include "hdrt/cpu/Kernels.h"
 
 #include "RandomBuffer.h"
 

@@ -17,8 +17,7 @@
 #define HDRT_DEVICE_H
 
 #include "hdrt/Box.h"
-#include "hdrt/cpu/Kernels.h"
-#include "hdrt/cpu/TileOps.h"
+#include "hdrt/common/Geometry.h"
 #include "hdrt/mpi/Exchange.h"
 
 #include <mpi.h>
@@ -30,12 +29,6 @@
 #include <vector>
 
 namespace hdrt {
-
-// The kernels' geometry is the same on every backend.
-using cpu::Conv2dShape;
-using cpu::Pool2dShape;
-using cpu::TileRegion;
-using cpu::Window2d;
 
 /// An error of the device or its libraries; the message names the call.
 struct DeviceError : std::runtime_error {
@@ -84,7 +77,7 @@ public:
   /// Whether no element is NaN or infinite. Waits.
   virtual bool allFinite(const float *data, int64_t count) = 0;
 
-  //===--- Layer kernels, as in cpu/Kernels.h and cpu/TileOps.h -----------===//
+  //===--- Layer kernels, as in cpu/Kernels.h and cpu/TileOps.h ------------===//
   virtual void conv2dForward(const Conv2dShape &s, const float *in,
                              const float *weight, const float *bias,
                              float *out) = 0;

@@ -11,7 +11,11 @@
 #ifndef HDRT_PROFILE_H
 #define HDRT_PROFILE_H
 
+#include "hdrt/LayerDesc.h"
+
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,12 +35,10 @@ struct ProfileOperand {
 };
 
 struct LayerProfileRequest {
-  int64_t kind = 0; // an HDRT_LAYER_KIND of Abi.def
+  LayerDescriptor layer; // its kind and descriptor
   std::string name;
   std::vector<int64_t> shape;   // partitioned shape
   std::vector<int64_t> degrees; // the configuration
-  std::vector<int64_t> attrs;   // as hdrt_define_layer takes them
-  double float0 = 0, float1 = 0;
   std::vector<ProfileOperand> operands;
   /// At least this many timed runs after a warm-up, and more until
   /// `minSeconds` have passed (at most 100).
@@ -60,15 +62,19 @@ std::string profileBackend();
 /// machine without MLIR: `hd-profile --emit-jobs` writes the lines,
 /// `hdrt-profile-cuda` times them and appends each line's times,
 /// `hd-profile --import-times` reads those into a database. Tab-separated:
-/// signature, tile, then the request's fields.
-std::string jobToText(const std::string &signature,
-                      const std::vector<int64_t> &tile,
-                      const LayerProfileRequest &request);
-/// Parses what jobToText wrote (and ignores the times after it); false with
-/// a message on a malformed line.
-bool jobFromText(const std::string &line, std::string &signature,
-                 std::vector<int64_t> &tile, LayerProfileRequest &request,
-                 std::string &error);
+/// signature, tile, name, kind, shape, degrees, the descriptor's fields by
+/// name (descriptorToText), operands, then the forward, backward and update
+/// milliseconds once timed.
+struct ProfileJob {
+  std::string signature;
+  std::vector<int64_t> tile;
+  LayerProfileRequest request;
+  std::optional<std::array<double, 3>> times;
+};
+
+std::string jobToText(const ProfileJob &job);
+/// Parses what jobToText wrote; false with a message on a malformed line.
+bool jobFromText(const std::string &line, ProfileJob &job, std::string &error);
 
 /// Point-to-point and all-reduce speeds between the MPI processes.
 struct LinkProfile {

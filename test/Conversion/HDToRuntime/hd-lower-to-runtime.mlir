@@ -1,6 +1,9 @@
 // RUN: hd-opt %s --hd-insert-transfers --hd-lower-to-runtime | FileCheck %s
 // The lowered program parses and verifies again.
 // RUN: hd-opt %s --hd-insert-transfers --hd-lower-to-runtime | hd-opt | FileCheck %s --check-prefix=ROUNDTRIP
+// Kinds without fields (relu, flatten, the loss) take no descriptor.
+// RUN: hd-opt %s --hd-insert-transfers --hd-lower-to-runtime | FileCheck %s --check-prefix=NODESC
+// NODESC-NOT: @hd_layer{{[124]}}_desc
 // ROUNDTRIP: func.func @main
 
 // A sample split, then a channel split that needs a transfer, a linear layer
@@ -16,12 +19,15 @@ module attributes {hd.devices = 2 : i64, hd.model = "tiny"} {
   }
 }
 
-// Constants: names, shapes, configurations, attributes, plans, groups.
+// Constants: names, shapes, configurations, descriptors, plans, groups.
 // CHECK-DAG: llvm.mlir.global internal constant @hd_model_name("tiny\00")
 // CHECK-DAG: llvm.mlir.global internal constant @hd_layer0_name("conv\00")
 // CHECK-DAG: llvm.mlir.global internal constant @hd_layer0_degrees(dense<[2, 1, 1, 1]> : tensor<4xi64>) {{.*}} : !llvm.array<4 x i64>
-// Conv attributes: out_channels, kernel, stride, padding, dilation, groups, bias.
-// CHECK-DAG: llvm.mlir.global internal constant @hd_layer0_attrs(dense<[4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]> : tensor<13xi64>)
+// The conv's descriptor, the runtime's struct: out_channels, kernel, stride,
+// padding, dilation, groups, bias.
+// CHECK-DAG: llvm.mlir.global internal constant @hd_layer0_desc([4, [3, 3], [1, 1], [1, 1, 1, 1], [1, 1], 1, 1]) {{.*}} : !llvm.struct<"hdrt.conv2d.desc", (i64, array<2 x i64>, array<2 x i64>, array<4 x i64>, array<2 x i64>, i64, i64)>
+// CHECK-DAG: llvm.mlir.global internal constant @hd_layer3_desc([5, 0]) {{.*}} : !llvm.struct<"hdrt.linear.desc", (i64, i64)>
+
 // The transfer conv -> relu: each device sends the other its sample's other
 // two channels (src, dst, lo, hi).
 // CHECK-DAG: llvm.mlir.global internal constant @hd_edge1_moves(dense<[1, 0, 1, 0, 0, 0, 2, 2, 4, 4, 0, 1, 0, 2, 0, 0, 1, 4, 4, 4]> : tensor<20xi64>)
@@ -29,18 +35,21 @@ module attributes {hd.devices = 2 : i64, hd.model = "tiny"} {
 // CHECK-DAG: llvm.mlir.global internal constant @hd_sync0_groups(dense<[2, 0, 1]> : tensor<3xi64>)
 // The ABI, declared from the runtime's table.
 // CHECK-DAG: func.func private @hdrt_init(i32, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr)
-// CHECK-DAG: func.func private @hdrt_define_layer(i64, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64, f64, f64)
+// CHECK-DAG: func.func private @hdrt_define_layer(i64, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @hdrt_finalize() -> i32
 
 // CHECK-LABEL: func.func @main(%{{.*}}: i32, %{{.*}}: !llvm.ptr) -> i32
 // CHECK-NOT: func.func @tiny
 // CHECK: call @hdrt_init(%{{.*}}, %{{.*}}, %c2_i64,
-// Definitions: every layer, every operand's edge, the replicated conv's sync.
-// CHECK: call @hdrt_define_layer(%c0_i64, %c0_i64,
-// CHECK: call @hdrt_define_layer(%c1_i64, %c3_i64,
-// CHECK: call @hdrt_define_layer(%c2_i64, %c7_i64,
-// CHECK: call @hdrt_define_layer(%c3_i64, %c2_i64,
-// CHECK: call @hdrt_define_layer(%c4_i64, %c9_i64,
+// Definitions: every layer (its kind, then its descriptor and its size),
+// every operand's edge, the replicated conv's sync.
+// CHECK: %[[CONV:.*]] = llvm.mlir.addressof @hd_layer0_desc
+// CHECK: call @hdrt_define_layer(%c0_i64, %c0_i64, {{.*}}, %[[CONV]], %c104_i64)
+// CHECK: %[[NONE:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @hdrt_define_layer(%c1_i64, %c3_i64, {{.*}}, %[[NONE]], %c0_i64)
+// CHECK: call @hdrt_define_layer(%c2_i64, %c7_i64, {{.*}}, %c0_i64)
+// CHECK: call @hdrt_define_layer(%c3_i64, %c2_i64, {{.*}}, %c16_i64)
+// CHECK: call @hdrt_define_layer(%c4_i64, %c9_i64, {{.*}}, %c0_i64)
 // CHECK: call @hdrt_define_edge(%c0_i64, %c0_i64, %c0_i64, %c-1_i64,
 // CHECK: call @hdrt_define_edge(%c1_i64, %c1_i64, %c0_i64, %c0_i64,
 // CHECK: call @hdrt_define_edge(%c5_i64, %c4_i64, %c1_i64, %c-2_i64,

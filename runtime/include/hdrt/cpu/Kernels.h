@@ -13,31 +13,11 @@
 #ifndef HDRT_CPU_KERNELS_H
 #define HDRT_CPU_KERNELS_H
 
+#include "hdrt/common/Geometry.h"
+
 #include <cstdint>
 
 namespace hdrt::cpu {
-
-/// A 2-D window over an NCHW input box.
-struct Window2d {
-  int64_t n = 1, c = 1, h = 1, w = 1;   // input box
-  int64_t kh = 1, kw = 1;
-  int64_t strideH = 1, strideW = 1;
-  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
-  int64_t dilationH = 1, dilationW = 1;
-
-  int64_t outH() const {
-    return (h + padTop + padBottom - ((kh - 1) * dilationH + 1)) / strideH + 1;
-  }
-  int64_t outW() const {
-    return (w + padLeft + padRight - ((kw - 1) * dilationW + 1)) / strideW + 1;
-  }
-};
-
-struct Conv2dShape {
-  Window2d window;
-  int64_t outChannels = 1; // this tile's output channels
-  int64_t groups = 1;
-};
 
 /// out[n, k, y, x] = bias[k] + sum in * weight; weight is K x C/G x kh x kw.
 /// `bias` may be null.
@@ -50,13 +30,6 @@ void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
 /// (overwritten).
 void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
                            const float *dOut, float *dWeight, float *dBias);
-
-struct Pool2dShape {
-  Window2d window;
-  bool max = true;
-  /// Average pooling divides by the whole window, padding included.
-  bool countIncludePad = false;
-};
 
 void pool2dForward(const Pool2dShape &s, const float *in, float *out);
 /// dIn (overwritten) from dOut; max pooling routes each gradient to the

@@ -12,6 +12,8 @@
 #ifndef HDRT_CPU_TILEOPS_H
 #define HDRT_CPU_TILEOPS_H
 
+#include "hdrt/common/Geometry.h"
+
 #include <cstdint>
 
 namespace hdrt::cpu {
@@ -48,10 +50,6 @@ void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
 // [classOffset, classOffset + K) of every sample in the tile
 //===----------------------------------------------------------------------===//
 
-/// The index of the first label outside [0, classes), or -1 when all are
-/// valid. Check before the loss: a bad label would silently add nothing.
-int64_t firstInvalidLabel(int64_t n, const int32_t *labels, int64_t classes);
-
 /// max[i] = max(max[i], the tile's largest logit of sample i).
 void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
                        float *max);
@@ -74,16 +72,6 @@ void softmaxCrossEntropyBackward(int64_t n, int64_t k, int64_t classOffset,
 //===----------------------------------------------------------------------===//
 // Dropout, residual add, the optimizer
 //===----------------------------------------------------------------------===//
-
-/// A tile of a row-major tensor: its global shape and its box [lo, hi).
-struct TileRegion {
-  int64_t rank = 0;
-  int64_t shape[4] = {1, 1, 1, 1};
-  int64_t lo[4] = {0, 0, 0, 0};
-  int64_t hi[4] = {1, 1, 1, 1};
-
-  int64_t volume() const;
-};
 
 /// out = in * mask / (1 - ratio); the mask of each element is drawn from
 /// (seed, layer, its global index), so it does not depend on the split.

@@ -8,13 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HDRT_CPU_WINDOWTILES_H
-#define HDRT_CPU_WINDOWTILES_H
+#ifndef HDRT_COMMON_WINDOWTILES_H
+#define HDRT_COMMON_WINDOWTILES_H
 
 #include "hdrt/Box.h"
-#include "hdrt/cpu/Kernels.h"
+#include "hdrt/common/Geometry.h"
 
-namespace hdrt::cpu {
+namespace hdrt {
 
 /// A whole convolution layer.
 struct Conv2dLayer {
@@ -56,6 +56,6 @@ struct PoolTile {
 /// The tile of output box `out` (n, c, y, x).
 PoolTile poolTile(const Pool2dLayer &layer, const Box &out);
 
-} // namespace hdrt::cpu
+} // namespace hdrt
 
-#endif // HDRT_CPU_WINDOWTILES_H
+#endif // HDRT_COMMON_WINDOWTILES_H

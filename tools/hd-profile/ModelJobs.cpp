@@ -1,10 +1,9 @@
-//===- Profiling.cpp - what hd-profile measures ---------------------------===//
+//===- ModelJobs.cpp - what hd-profile measures of a model ----------------===//
 
-#include "hd/Dialect/HD/Transforms/Profiling.h"
+#include "ModelJobs.h"
 
 #include "hd/Analysis/LayerGraphBuilder.h"
-#include "RuntimeLayers.h"
-
+#include "hd/Conversion/HDToRuntime/RuntimeLayer.h"
 #include "hd/Tiling/TileBox.h"
 
 #include <set>
@@ -13,21 +12,23 @@ using namespace mlir;
 
 namespace hd {
 
-FailureOr<std::vector<ProfileJob>> profileJobs(ModuleOp module,
-                                               int64_t devices) {
+FailureOr<std::vector<ModelJob>> modelJobs(ModuleOp module, int64_t devices) {
   FailureOr<ModuleLayers> built = buildLayerGraph(module, "hd-profile");
   if (failed(built))
     return failure();
-  std::vector<ProfileJob> jobs;
+  std::vector<ModelJob> jobs;
   std::set<std::pair<std::string, std::vector<int64_t>>> seen;
   for (size_t l = 0; l < built->ops.size(); ++l) {
     Operation *op = built->ops[l];
     const Layer &layer = built->graph.layers[l];
-    FailureOr<LayerAttrs> attrs = layerAttrs(op);
-    if (failed(attrs))
+    FailureOr<RuntimeLayer> runtime = runtimeLayer(built->ops[l]);
+    if (failed(runtime))
       return failure();
-    // The candidates of the search (LayerwiseParallelize): every legal
-    // configuration, channel splits of grouped convolutions keeping groups.
+    hdrt::LayerDescriptor descriptor;
+    descriptor.kind = hdrt::LayerKind(runtime->kind);
+    descriptor.words = runtime->words();
+    // The candidates of the search: every configuration the layer's split
+    // rule allows.
     for (const ParallelConfig &config :
          candidateConfigs(layer.shape, layer.split, devices)) {
       TileBox tile = largestTile(layer.shape, config.degrees);
@@ -36,19 +37,16 @@ FailureOr<std::vector<ProfileJob>> profileJobs(ModuleOp module,
         tileShape.push_back(tile[d].size());
       if (!seen.insert({layer.signature, tileShape}).second)
         continue;
-      ProfileJob job;
-      job.layer = layer.name;
-      job.op = layer.op;
-      job.signature = layer.signature;
-      job.tile = tileShape;
-      hdrt::LayerProfileRequest &r = job.request;
-      r.kind = int64_t(attrs->kind);
+      ModelJob &m = jobs.emplace_back();
+      m.layer = layer.name;
+      m.op = layer.op;
+      m.job.signature = layer.signature;
+      m.job.tile = tileShape;
+      hdrt::LayerProfileRequest &r = m.job.request;
+      r.layer = descriptor;
       r.name = layer.name;
       r.shape = layer.shape;
       r.degrees = config.degrees;
-      r.attrs.assign(attrs->ints.begin(), attrs->ints.end());
-      r.float0 = attrs->f0;
-      r.float1 = attrs->f1;
       for (unsigned i = 0; i < op->getNumOperands(); ++i) {
         hdrt::ProfileOperand operand;
         auto type = cast<RankedTensorType>(op->getOperand(i).getType());
@@ -58,7 +56,6 @@ FailureOr<std::vector<ProfileJob>> profileJobs(ModuleOp module,
         operand.gradient = layer.inputs[i].producer >= 0;
         r.operands.push_back(std::move(operand));
       }
-      jobs.push_back(std::move(job));
     }
   }
   return jobs;

@@ -1,10 +1,10 @@
 //===- WindowTiles.cpp - window layers' work on one output tile -----------===//
 
-#include "hdrt/cpu/WindowTiles.h"
+#include "hdrt/common/WindowTiles.h"
 
 #include <algorithm>
 
-namespace hdrt::cpu {
+namespace hdrt {
 
 namespace {
 
@@ -83,4 +83,4 @@ PoolTile poolTile(const Pool2dLayer &l, const Box &out) {
   return t;
 }
 
-} // namespace hdrt::cpu
+} // namespace hdrt

@@ -7,11 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RuntimeLayers.h"
 #include "hd/Analysis/TransferPlans.h"
-
+#include "hd/Conversion/HDToRuntime/RuntimeLayer.h"
+#include "hd/Conversion/Passes.h"
 #include "hd/Dialect/HD/IR/HDOps.h"
-#include "hd/Dialect/HD/Transforms/Passes.h"
+
+#include "hdrt/hdrt.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,13 +23,36 @@
 
 namespace hd {
 #define GEN_PASS_DEF_LOWERTORUNTIMEPASS
-#include "hd/Dialect/HD/Transforms/Passes.h.inc"
+#include "hd/Conversion/Passes.h.inc"
 } // namespace hd
 
 using namespace mlir;
 using namespace hd;
 
 namespace {
+
+/// The runtime's C ABI (hdrt/Abi.def), as the IR declares it.
+namespace abi {
+enum Type { VOID, I32, I64, F64, PTR };
+
+struct Function {
+  const char *name;
+  Type result;
+  std::vector<Type> params;
+};
+
+const Function functions[] = {
+#define HDRT_FUNCTION(Name, Result, ...) {#Name, Result, {__VA_ARGS__}},
+#include "hdrt/Abi.def"
+};
+} // namespace abi
+
+/// The graph input an operand of the training function is: the images
+/// (f32) or the labels (i32).
+int64_t graphInput(Value operand) {
+  auto type = cast<RankedTensorType>(operand.getType());
+  return type.getElementType().isInteger(32) ? HDRT_LABELS : HDRT_IMAGES;
+}
 
 Type mlirType(MLIRContext *context, abi::Type t) {
   switch (t) {
@@ -50,8 +74,7 @@ Type mlirType(MLIRContext *context, abi::Type t) {
 void declareAbi(ModuleOp module, OpBuilder &b) {
   MLIRContext *context = module.getContext();
   b.setInsertionPointToStart(module.getBody());
-  for (const abi::Function &f :
-       llvm::ArrayRef(abi::functions, abi::numFunctions)) {
+  for (const abi::Function &f : abi::functions) {
     SmallVector<Type> params;
     for (abi::Type t : f.params)
       if (t != abi::VOID)
@@ -85,10 +108,6 @@ public:
     }
     return c;
   }
-  Value f64(double v) {
-    return arith::ConstantFloatOp::create(b_, loc_, b_.getF64Type(),
-                                          APFloat(v));
-  }
 
   /// A constant global array of i64 (at least one element, so a present
   /// but empty list is not a null pointer) and its address.
@@ -108,6 +127,34 @@ public:
     s.push_back('\0');
     auto type = LLVM::LLVMArrayType::get(b_.getI8Type(), unsigned(s.size()));
     return global(name, type, b_.getStringAttr(s));
+  }
+
+  /// A layer's descriptor as a constant of the runtime's struct, and its
+  /// address; null for a kind without fields.
+  Value descriptor(StringRef name, const RuntimeLayer &layer) {
+    if (layer.fields.empty())
+      return null();
+    // One value per field, an array of them for an array field.
+    SmallVector<Type> types;
+    SmallVector<Attribute> values;
+    for (const RuntimeLayer::Field &f : layer.fields) {
+      SmallVector<Attribute> elements;
+      for (int64_t v : f.ints)
+        elements.push_back(b_.getI64IntegerAttr(v));
+      for (double v : f.floats)
+        elements.push_back(b_.getF64FloatAttr(v));
+      Type scalar = f.isFloat ? Type(b_.getF64Type()) : b_.getI64Type();
+      bool single = elements.size() == 1;
+      types.push_back(
+          single ? scalar : LLVM::LLVMArrayType::get(scalar, elements.size()));
+      values.push_back(single ? elements.front() : b_.getArrayAttr(elements));
+    }
+    // Named after the runtime's struct, so the IR says which it is.
+    auto type = LLVM::LLVMStructType::getIdentified(
+        b_.getContext(), "hdrt." + layer.kindName + ".desc");
+    if (!type.isInitialized())
+      (void)type.setBody(types, /*isPacked=*/false);
+    return global(name, type, b_.getArrayAttr(values));
   }
 
   Value null() {
@@ -158,7 +205,7 @@ void LowerToRuntimePass::runOnOperation() {
     return signalPassFailure();
   ConfiguredModule &m = *configured;
   std::vector<LayerOpInterface> &ops = m.layers.ops;
-  if (ops.empty() || !isa<SoftmaxCrossEntropyOp>(ops.back().getOperation())) {
+  if (ops.empty() || ops.back().getCostKind() != LayerKind::Loss) {
     module.emitError("--hd-lower-to-runtime needs a training graph that ends "
                      "with hd.softmax_cross_entropy (import without "
                      "--no-loss)");
@@ -166,8 +213,8 @@ void LowerToRuntimePass::runOnOperation() {
   }
   auto train = ops.front()->getParentOfType<func::FuncOp>();
   if (train.getNumArguments() != 2 ||
-      graphInput(train.getArgument(0)) != abi::kImages ||
-      graphInput(train.getArgument(1)) != abi::kLabels) {
+      graphInput(train.getArgument(0)) != HDRT_IMAGES ||
+      graphInput(train.getArgument(1)) != HDRT_LABELS) {
     train.emitOpError("must take (images, labels) to be lowered to the "
                       "runtime");
     return signalPassFailure();
@@ -184,12 +231,12 @@ void LowerToRuntimePass::runOnOperation() {
       return signalPassFailure();
     }
   }
-  SmallVector<LayerAttrs> attrs;
+  std::vector<RuntimeLayer> runtimeLayers;
   for (LayerOpInterface op : ops) {
-    FailureOr<LayerAttrs> a = layerAttrs(op);
-    if (failed(a))
+    FailureOr<RuntimeLayer> layer = runtimeLayer(op);
+    if (failed(layer))
       return signalPassFailure();
-    attrs.push_back(*a);
+    runtimeLayers.push_back(std::move(*layer));
   }
 
   MLIRContext *context = &getContext();
@@ -209,26 +256,26 @@ void LowerToRuntimePass::runOnOperation() {
   int64_t devices =
       cast<IntegerAttr>(module->getAttr(HDDialect::getDevicesAttrName()))
           .getInt();
-  e.call("hdrt_init", {entry->getArgument(0), entry->getArgument(1),
-                       e.i64(devices),
-                       e.string("hd_model_name", m.layers.graph.model),
-                       e.string("hd_model_hash", m.layers.graph.modelHash)});
+  e.call("hdrt_init",
+         {entry->getArgument(0), entry->getArgument(1), e.i64(devices),
+          e.string("hd_model_name", m.layers.graph.model),
+          e.string("hd_model_hash", m.layers.graph.modelHash)});
 
   // Definitions: layers, then edges (one per operand), then replica groups.
   for (size_t l = 0; l < ops.size(); ++l) {
     const Layer &layer = m.layers.graph.layers[l];
     e.setLoc(ops[l]->getLoc());
     std::string prefix = "hd_layer" + std::to_string(l);
+    const RuntimeLayer &runtime = runtimeLayers[l];
     e.call("hdrt_define_layer",
-           {e.i64(l), e.i64(int64_t(attrs[l].kind)),
+           {e.i64(l), e.i64(runtime.kind),
             e.string(prefix + "_name", layer.name),
             e.i64(int64_t(layer.shape.size())),
             e.array(prefix + "_shape", layer.shape),
             e.array(prefix + "_degrees", m.configs[l].degrees),
             e.i64(ops[l]->getNumOperands()),
-            e.array(prefix + "_attrs", attrs[l].ints),
-            e.i64(int64_t(attrs[l].ints.size())), e.f64(attrs[l].f0),
-            e.f64(attrs[l].f1)});
+            e.descriptor(prefix + "_desc", runtime),
+            e.i64(int64_t(8 * runtime.words().size()))});
   }
   // edges[l][i]: the edge of operand i of layer l, and whether it is an
   // explicit transfer.
@@ -257,10 +304,10 @@ void LowerToRuntimePass::runOnOperation() {
         }
         moves = e.array(prefix + "_moves", flat);
       }
-      e.call("hdrt_define_edge",
-             {e.i64(nextEdge), e.i64(l), e.i64(i), e.i64(source),
-              e.i64(type.getRank()), e.array(prefix + "_shape", type.getShape()),
-              moves, e.i64(moveCount)});
+      e.call("hdrt_define_edge", {e.i64(nextEdge), e.i64(l), e.i64(i),
+                                  e.i64(source), e.i64(type.getRank()),
+                                  e.array(prefix + "_shape", type.getShape()),
+                                  moves, e.i64(moveCount)});
       edges[l].push_back({nextEdge++, bool(transfer)});
     }
   }
@@ -276,7 +323,8 @@ void LowerToRuntimePass::runOnOperation() {
           flat.append(members.begin(), members.end());
         }
         e.call("hdrt_define_grad_sync",
-               {e.i64(l), e.array("hd_sync" + std::to_string(l) + "_groups", flat),
+               {e.i64(l),
+                e.array("hd_sync" + std::to_string(l) + "_groups", flat),
                 e.i64(int64_t(flat.size()))});
         synced[l] = true;
       }

@@ -1,0 +1,74 @@
+//===- LayerImpl.h - what the executor asks of a layer kind -----*- C++ -*-===//
+//
+// The one home of a layer kind in the executor: its checks and geometry,
+// its parameters, the input box each task reads, and its forward and
+// backward on this rank's tile. Program (the step, the transfers, the
+// checkpoints) never names a kind; it calls these. Each kind is one file in
+// exec/layers/, found through LayerKinds.def (LayerImpl.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HDRT_EXEC_LAYERIMPL_H
+#define HDRT_EXEC_LAYERIMPL_H
+
+#include "Program.h"
+
+#include <string>
+#include <vector>
+
+namespace hdrt::exec {
+
+/// A parameter a layer owns: its name's suffix ("weight"), its global
+/// shape, split along dim 0 (the layer's output channels), and its initial
+/// values, offset + bound * u with u uniform in [-1, 1) from the
+/// partition-independent generator.
+struct ParamSpec {
+  std::string suffix;
+  std::vector<int64_t> shape;
+  float offset = 0, bound = 0;
+};
+
+class LayerImpl {
+public:
+  virtual ~LayerImpl() = default;
+
+  /// The dimensions whose block indices group the tasks that combine
+  /// statistics (bit d: dimension d; batch norm: the channel, the loss: the
+  /// sample). Such a layer gets `statsComm`. 0: its tasks compute alone.
+  virtual unsigned statisticsPerDims() const { return 0; }
+  /// The loss ends the forward pass; its tiles' partial losses make the
+  /// step's loss. It keeps no output tensor.
+  virtual bool isLoss() const { return false; }
+
+  /// Checks the descriptor against the shapes (every rank) and sets up
+  /// this rank's state for its task (`l.task >= 0`): geometry, buffers.
+  virtual void prepare(Program &p, Layer &l) const {}
+  /// The parameters the layer owns, in checkpoint order.
+  virtual std::vector<ParamSpec> params(const Layer &l) const { return {}; }
+  /// The box of operand `e`'s tensor (`whole`) that this rank's task reads;
+  /// by default the task's own tile, as elementwise layers read.
+  virtual Box inputBox(const Layer &l, Edge &e, const Box &whole) const {
+    return l.tile;
+  }
+
+  /// This rank's task: the input boxes are in place (`in` of each edge);
+  /// forward writes `l.value`, backward reads `l.grad` and writes the
+  /// parameter gradients and each input box's gradient (`dIn`, null for
+  /// the images).
+  virtual void forward(Program &p, Layer &l) const = 0;
+  virtual void backward(Program &p, Layer &l) const = 0;
+};
+
+/// The code of `kind`.
+const LayerImpl &layerImpl(LayerKind kind);
+
+/// Helpers the kinds share.
+inline int64_t extent(const Box &b, int d) { return b.hi[d] - b.lo[d]; }
+/// The spatial size of a tile: rows x columns, or 1 for N x F tensors.
+inline int64_t spatial(const Box &b) {
+  return b.rank == 4 ? extent(b, 2) * extent(b, 3) : 1;
+}
+
+} // namespace hdrt::exec
+
+#endif // HDRT_EXEC_LAYERIMPL_H

@@ -1,0 +1,297 @@
+//===- Prepare.cpp - what this rank keeps of the program ------------------===//
+//
+// After the definitions, every rank sets up its own part: the tile of each
+// layer it has a task in, the kind's geometry and buffers, the parameter
+// shards and their initial values, the input box of each of its tasks
+// (checked against the compiled transfer plan), and the communicators of
+// the groups it belongs to. The checkpoint directory and the output files
+// are probed here, before any step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+
+#include "LayerImpl.h"
+
+#include "hdrt/Random.h"
+#include "hdrt/hdrt.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+namespace hdrt::exec {
+
+namespace {
+
+std::string boxText(const Box &b) {
+  std::string s = "[";
+  for (int d = 0; d < b.rank; ++d)
+    s += (d ? ", " : "") + std::to_string(b.lo[d]) + ":" +
+         std::to_string(b.hi[d]);
+  return s + "]";
+}
+
+} // namespace
+//===----------------------------------------------------------------------===//
+// Preparation: geometry, buffers, communicators, parameters
+//===----------------------------------------------------------------------===//
+
+void Program::prepare() {
+  if (layers_.empty())
+    throw Error("the program defines no layers");
+  for (Layer &l : layers_)
+    for (size_t i = 0; i < l.inputs.size(); ++i)
+      if (!l.inputs[i])
+        throw Error("operand " + std::to_string(i) + " of layer '" + l.name +
+                    "' is not defined");
+  const Layer &loss = layers_.back();
+  if (!loss.impl->isLoss() && !profiling_)
+    throw Error("the program must end with its loss layer");
+  batch_ = loss.out.shape[0];
+  for (Layer &l : layers_)
+    prepareLayer(l);
+  for (Edge &e : edges_)
+    prepareEdge(e);
+  checkOutputs();
+  if (options_.resume)
+    resume();
+  timers_.take();
+}
+
+/// Rank 0's verdict on something every rank must agree on; throws it on
+/// every rank.
+static void agreeOrThrow(bool ok, std::string message) {
+  int flag = ok, length = static_cast<int>(message.size());
+  MPI_Bcast(&flag, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  message.resize(length);
+  if (length)
+    MPI_Bcast(message.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (!flag)
+    throw CollectiveError(message);
+}
+
+/// Finds out before training, not after it, that a result cannot be
+/// written: the checkpoint directory (created when missing) and the
+/// metrics and trace files.
+void Program::checkOutputs() {
+  bool ok = true;
+  std::string message;
+  if (rank_ == 0) {
+    // The probe has a name of its own: the checkpoint's temporary file may
+    // be something the probe must not remove.
+    auto writable = [&](const std::string &path, const char *what) {
+      std::string probe = path + ".probe";
+      FILE *f = std::fopen(probe.c_str(), "w");
+      if (!f) {
+        message = std::string("cannot write the ") + what + " '" + path +
+                  "': " + std::strerror(errno);
+        return false;
+      }
+      std::fclose(f);
+      std::remove(probe.c_str());
+      return true;
+    };
+    if (!options_.checkpoint.empty()) {
+      if (::mkdir(options_.checkpoint.c_str(), 0777) != 0 && errno != EEXIST) {
+        ok = false;
+        message = "cannot create the checkpoint directory '" +
+                  options_.checkpoint + "': " + std::strerror(errno);
+      } else {
+        ok = writable(options_.checkpoint + "/checkpoint.hd",
+                      "checkpoint directory's file");
+      }
+    }
+    if (ok && !options_.metrics.empty())
+      ok = writable(options_.metrics, "metrics file");
+    if (ok && !options_.trace.empty())
+      ok = writable(options_.trace, "trace file");
+  }
+  agreeOrThrow(ok, message);
+}
+
+void Program::prepareLayer(Layer &l) {
+  if (rank_ < l.out.tasks()) {
+    l.task = rank_;
+    l.tile = l.out.tile(l.task);
+  }
+  // A groups' communicator for the layer-internal reductions: the tasks
+  // with the same block indices along the dimensions the kind names (batch
+  // norm: its channels; the loss: its samples).
+  if (unsigned dims = l.impl->statisticsPerDims(); dims && !profiling_) {
+    int color = MPI_UNDEFINED;
+    if (l.task >= 0) {
+      color = 0;
+      for (int d = 0; d < l.out.rank; ++d)
+        if ((dims >> d) & 1)
+          color = color * int(l.out.degrees[d]) + int(l.out.blockOf(l.task, d));
+    }
+    l.statsComm = split(color, rank_);
+  }
+  l.impl->prepare(*this, l);
+  if (l.task >= 0 && !l.impl->isLoss()) {
+    l.value.assign(*device_, l.tile.volume());
+    l.grad.assign(*device_, l.tile.volume());
+  }
+  prepareParams(l);
+}
+
+/// Parameters are split along their dim 0, the layer's output channels: a
+/// task's shard is its tile's channels. Replicas along n, h and w hold the
+/// same one and the first of them checkpoints it.
+void Program::prepareParams(Layer &l) {
+  std::vector<ParamSpec> specs = l.impl->params(l);
+  if (specs.empty())
+    return;
+  int64_t c0 = l.task >= 0 ? l.tile.lo[1] : 0;
+  int64_t c1 = l.task >= 0 ? l.tile.hi[1] : 0;
+  bool first = l.task >= 0;
+  for (int d = 0; d < l.out.rank && first; ++d)
+    if (d != 1 && l.out.blockOf(l.task, d) != 0)
+      first = false;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    Param &p = l.params.emplace_back();
+    // Checkpoint names are whitespace-free words.
+    p.name = l.name + "." + specs[i].suffix;
+    for (char &ch : p.name)
+      if (std::isspace(static_cast<unsigned char>(ch)))
+        ch = '_';
+    p.shape = specs[i].shape;
+    p.writes = first;
+    if (l.task < 0)
+      continue;
+    p.box.rank = static_cast<int>(p.shape.size());
+    for (int d = 0; d < p.box.rank; ++d)
+      p.box.hi[d] = p.shape[d];
+    p.box.lo[0] = c0;
+    p.box.hi[0] = c1;
+    p.value.assign(*device_, p.box.volume());
+    p.grad.assign(*device_, p.box.volume());
+    p.velocity.assign(*device_, p.box.volume());
+    // Drawn by global index, so every split starts from the same values.
+    int64_t row = 1;
+    for (size_t d = 1; d < p.shape.size(); ++d)
+      row *= p.shape[d];
+    uint64_t stream = streamOf(kWeights, l.id, i);
+    int64_t firstIndex = p.box.lo[0] * row;
+    std::vector<float> host(size_t(p.value.size()));
+    for (size_t j = 0; j < host.size(); ++j)
+      host[j] =
+          specs[i].offset +
+          specs[i].bound *
+              (2.0f * uniform(options_.seed, stream, firstIndex + j) - 1.0f);
+    p.value.upload(host.data());
+  }
+  int64_t replicas = l.out.tasks() / l.out.degrees[1];
+  if (replicas > 1 && l.gradComm == MPI_COMM_NULL && !profiling_)
+    throw Error("the parameters of layer '" + l.name + "' have " +
+                std::to_string(replicas) +
+                " replicas but the program never syncs their gradients " +
+                "(run --hd-insert-transfers before lowering)");
+}
+
+void Program::prepareEdge(Edge &e) {
+  Layer &c = *e.consumer;
+  // What this device sends must be in its producer tile.
+  for (const mpi::Move &m : e.plan) {
+    const Layer &p = layers_[e.producer];
+    if (m.src == rank_ && (p.task < 0 || !p.tile.contains(m.box)))
+      throw Error("the transfer from '" + p.name + "' sends " + boxText(m.box) +
+                  " from device " + std::to_string(rank_) +
+                  ", which does not hold it");
+  }
+  if (c.task < 0) {
+    for (const mpi::Move &m : e.plan)
+      if (m.dst == rank_)
+        throw Error("a transfer into '" + c.name +
+                    "' sends to a device without a task");
+    return;
+  }
+  Box whole;
+  whole.rank = e.source.rank;
+  for (int d = 0; d < whole.rank; ++d)
+    whole.hi[d] = e.source.shape[d];
+  Box &b = e.box;
+  b = c.impl->inputBox(c, e, whole);
+  // Loops over n, c, h, w see one row and column in a 2-D tensor.
+  for (int d = b.rank; d < 4; ++d) {
+    b.lo[d] = 0;
+    b.hi[d] = 1;
+  }
+  e.hasBox = b.volume() > 0;
+  if (e.producer >= 0)
+    checkPlan(e);
+  if (!e.hasBox)
+    return;
+  if (e.producer == HDRT_LABELS) {
+    e.labels.assign(b.volume(), 0);
+    e.deviceLabels.assign(*device_, b.volume());
+    return;
+  }
+  if (e.producer == HDRT_IMAGES) {
+    e.inStorage.assign(*device_, b.volume());
+    e.in = e.inStorage.data();
+    if (e.wantsGradient) {
+      e.dInStorage.assign(*device_, b.volume());
+      e.dIn = e.dInStorage.data();
+    }
+    return;
+  }
+  Layer &p = layers_[e.producer];
+  // Read the producer's tile in place when it is exactly the box and
+  // nothing else reads it; else keep a copy of the box.
+  e.aliased = !e.explicitTransfer && p.consumers == 1 && p.task >= 0 &&
+              sameBox(p.tile, b);
+  if (e.aliased) {
+    e.in = p.value.data();
+    e.dIn = p.grad.data();
+  } else {
+    e.inStorage.assign(*device_, b.volume());
+    e.dInStorage.assign(*device_, b.volume());
+    e.in = e.inStorage.data();
+    e.dIn = e.dInStorage.data();
+  }
+}
+
+/// The compiled plan and this runtime's boxes must agree: the input box is
+/// exactly what this device holds of it plus what the plan sends here, in
+/// disjoint pieces (else a transfer would write outside its buffer or leave
+/// a hole).
+void Program::checkPlan(const Edge &e) const {
+  const Layer &c = *e.consumer, &p = layers_[e.producer];
+  const Box &b = e.box;
+  std::vector<Box> pieces;
+  if (p.task >= 0 && e.hasBox)
+    if (Box local = intersect(p.tile, b); local.volume() > 0)
+      pieces.push_back(local);
+  for (const mpi::Move &m : e.plan)
+    if (m.dst == rank_) {
+      if (!e.hasBox || !b.contains(m.box))
+        throw Error("the transfer into '" + c.name + "' sends " +
+                    boxText(m.box) + " to device " + std::to_string(rank_) +
+                    ", outside its input box " + boxText(b));
+      pieces.push_back(m.box);
+    }
+  int64_t covered = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    covered += pieces[i].volume();
+    for (size_t j = 0; j < i; ++j)
+      if (Box twice = intersect(pieces[i], pieces[j]); twice.volume() > 0)
+        throw Error("the input box " + boxText(b) + " of '" + c.name +
+                    "' on device " + std::to_string(rank_) + " gets " +
+                    boxText(twice) + " twice");
+  }
+  int64_t needed = e.hasBox ? b.volume() : 0;
+  if (covered != needed)
+    throw Error("the input box " + boxText(b) + " of '" + c.name +
+                "' on device " + std::to_string(rank_) + " gets " +
+                std::to_string(covered) + " of its " + std::to_string(needed) +
+                " elements from '" + p.name + "'" +
+                (e.explicitTransfer ? std::string("")
+                                    : " (is an hd.transfer missing?)"));
+}
+
+} // namespace hdrt::exec

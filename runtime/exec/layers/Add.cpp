@@ -1,0 +1,32 @@
+//===- Add.cpp - the sum of two activations on this rank's tile -----------===//
+
+#include "../LayerImpl.h"
+
+namespace hdrt::exec {
+
+namespace {
+
+class AddImplementation final : public LayerImpl {
+  void forward(Program &p, Layer &l) const override {
+    KernelTimer k(p.timers());
+    p.device().add(l.tile.volume(), l.inputs[0]->in, l.inputs[1]->in,
+                   l.value.data());
+  }
+
+  void backward(Program &p, Layer &l) const override {
+    // Both operands get the output's gradient.
+    int64_t volume = l.tile.volume();
+    for (Edge *e : l.inputs)
+      if (e->dIn)
+        p.device().copyRows(e->dIn, volume, l.grad.data(), volume, 1, volume);
+  }
+};
+
+} // namespace
+
+const LayerImpl &AddImpl() {
+  static const AddImplementation impl;
+  return impl;
+}
+
+} // namespace hdrt::exec

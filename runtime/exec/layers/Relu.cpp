@@ -1,0 +1,31 @@
+//===- Relu.cpp - the rectified linear unit on this rank's tile -----------===//
+
+#include "../LayerImpl.h"
+
+namespace hdrt::exec {
+
+namespace {
+
+class ReluImplementation final : public LayerImpl {
+  void forward(Program &p, Layer &l) const override {
+    KernelTimer k(p.timers());
+    p.device().reluForward(l.tile.volume(), l.inputs[0]->in, l.value.data());
+  }
+
+  void backward(Program &p, Layer &l) const override {
+    Edge &in = *l.inputs[0];
+    if (!in.dIn)
+      return;
+    KernelTimer k(p.timers());
+    p.device().reluBackward(l.tile.volume(), in.in, l.grad.data(), in.dIn);
+  }
+};
+
+} // namespace
+
+const LayerImpl &ReluImpl() {
+  static const ReluImplementation impl;
+  return impl;
+}
+
+} // namespace hdrt::exec

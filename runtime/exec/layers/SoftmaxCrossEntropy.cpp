@@ -1,0 +1,101 @@
+//===- SoftmaxCrossEntropy.cpp - the loss, mean over the global batch -----===//
+//
+// The softmax spans every class: each tile of samples x classes takes its
+// part of the per-sample maximum and sum of exponentials, all-reduced over
+// the tasks that hold the same samples (`statsComm`); the step's loss is
+// the sum of the tiles' partial losses over the global batch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../LayerImpl.h"
+
+namespace hdrt::exec {
+
+namespace {
+
+struct LossState : LayerState {
+  // Per sample: the maximum and the sum of exponentials.
+  Buffer<float> max;
+  Buffer<double> sum;
+};
+
+/// The index of the first label outside [0, classes), or -1 when all are
+/// valid. Checked before the loss: a bad label would silently add nothing.
+int64_t firstInvalidLabel(int64_t n, const int32_t *labels, int64_t classes) {
+  for (int64_t s = 0; s < n; ++s)
+    if (labels[s] < 0 || labels[s] >= classes)
+      return s;
+  return -1;
+}
+
+class SoftmaxCrossEntropyImplementation final : public LayerImpl {
+  unsigned statisticsPerDims() const override { return 1u << 0; }
+  bool isLoss() const override { return true; }
+
+  void prepare(Program &p, Layer &l) const override {
+    auto state = std::make_unique<LossState>();
+    if (l.task >= 0) {
+      int64_t n = extent(l.tile, 0);
+      state->max.assign(p.device(), n);
+      state->sum.assign(p.device(), n);
+    }
+    l.state = std::move(state);
+  }
+
+  Box inputBox(const Layer &l, Edge &e, const Box &whole) const override {
+    if (e.operand == 0)
+      return l.tile;  // the logits
+    Box rows = whole; // the labels of the tile's samples
+    rows.lo[0] = l.tile.lo[0];
+    rows.hi[0] = l.tile.hi[0];
+    return rows;
+  }
+
+  void forward(Program &p, Layer &l) const override {
+    LossState &s = l.stateAs<LossState>();
+    Edge &logits = *l.inputs[0], &labels = *l.inputs[1];
+    int64_t n = extent(l.tile, 0), k = extent(l.tile, 1);
+    int64_t classes = l.out.shape[1];
+    if (int64_t bad = firstInvalidLabel(n, labels.labels.data(), classes);
+        bad >= 0)
+      throw Error("label " + std::to_string(labels.labels[bad]) +
+                  " of sample " + std::to_string(l.tile.lo[0] + bad) +
+                  " at step " + std::to_string(p.step() + 1) +
+                  " is outside the " + std::to_string(classes) + " classes");
+    {
+      KernelTimer kt(p.timers());
+      p.device().softmaxPartialMax(n, k, logits.in, s.max.data());
+    }
+    p.syncStatistics(l, s.max.data(), n, ElementType::F32, ReduceOp::Max);
+    {
+      KernelTimer kt(p.timers());
+      p.device().softmaxPartialSum(n, k, logits.in, s.max.data(), s.sum.data());
+    }
+    p.syncStatistics(l, s.sum.data(), n, ElementType::F64, ReduceOp::Sum);
+    KernelTimer kt(p.timers());
+    l.partialLoss = p.device().softmaxCrossEntropyPartialLoss(
+        n, k, l.tile.lo[1], logits.in, labels.deviceLabels.data(), s.max.data(),
+        s.sum.data());
+  }
+
+  void backward(Program &p, Layer &l) const override {
+    LossState &s = l.stateAs<LossState>();
+    Edge &logits = *l.inputs[0], &labels = *l.inputs[1];
+    if (!logits.dIn) // logits straight from the images: nothing to train
+      return;
+    KernelTimer kt(p.timers());
+    p.device().softmaxCrossEntropyBackward(
+        extent(l.tile, 0), extent(l.tile, 1), l.tile.lo[1], p.batch(),
+        logits.in, labels.deviceLabels.data(), s.max.data(), s.sum.data(),
+        logits.dIn);
+  }
+};
+
+} // namespace
+
+const LayerImpl &SoftmaxCrossEntropyImpl() {
+  static const SoftmaxCrossEntropyImplementation impl;
+  return impl;
+}
+
+} // namespace hdrt::exec

@@ -1,0 +1,64 @@
+//===- Geometry.h - the shapes of kernel calls, on every backend -*- C++
+//-*-===//
+//
+// What a layer kernel is told about the tile it runs on: the window of a
+// convolution or pooling over its input box (per-side padding, since a halo
+// replaces padding inside the image), and a tile's place in its tensor.
+// The CPU and CUDA devices take the same structs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HDRT_COMMON_GEOMETRY_H
+#define HDRT_COMMON_GEOMETRY_H
+
+#include <cstdint>
+
+namespace hdrt {
+
+/// A 2-D window over an NCHW input box.
+struct Window2d {
+  int64_t n = 1, c = 1, h = 1, w = 1; // input box
+  int64_t kh = 1, kw = 1;
+  int64_t strideH = 1, strideW = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  int64_t dilationH = 1, dilationW = 1;
+
+  int64_t outH() const {
+    return (h + padTop + padBottom - ((kh - 1) * dilationH + 1)) / strideH + 1;
+  }
+  int64_t outW() const {
+    return (w + padLeft + padRight - ((kw - 1) * dilationW + 1)) / strideW + 1;
+  }
+};
+
+struct Conv2dShape {
+  Window2d window;
+  int64_t outChannels = 1; // this tile's output channels
+  int64_t groups = 1;
+};
+
+struct Pool2dShape {
+  Window2d window;
+  bool max = true;
+  /// Average pooling divides by the whole window, padding included.
+  bool countIncludePad = false;
+};
+
+/// A tile of a row-major tensor: its global shape and its box [lo, hi).
+struct TileRegion {
+  int64_t rank = 0;
+  int64_t shape[4] = {1, 1, 1, 1};
+  int64_t lo[4] = {0, 0, 0, 0};
+  int64_t hi[4] = {1, 1, 1, 1};
+
+  int64_t volume() const {
+    int64_t v = 1;
+    for (int64_t d = 0; d < rank; ++d)
+      v *= hi[d] - lo[d];
+    return v;
+  }
+};
+
+} // namespace hdrt
+
+#endif // HDRT_COMMON_GEOMETRY_H
