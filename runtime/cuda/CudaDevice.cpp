@@ -17,6 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Check.h"
+#include "ConvPlans.h"
 #include "Kernels.h"
 
 #include "hdrt/Device.h"
@@ -37,33 +39,9 @@
 
 namespace hdrt {
 
+using namespace cuda;
+
 namespace {
-
-[[noreturn]] void fail(const char *call, const char *why) {
-  // `call` is the checked expression; its function name is enough.
-  std::string name(call);
-  if (size_t paren = name.find('('); paren != std::string::npos)
-    name.resize(paren);
-  throw DeviceError(name + " failed: " + why);
-}
-
-void check(cudaError_t e, const char *call) {
-  if (e != cudaSuccess)
-    fail(call, cudaGetErrorString(e));
-}
-void check(cudnnStatus_t e, const char *call) {
-  if (e != CUDNN_STATUS_SUCCESS)
-    fail(call, cudnnGetErrorString(e));
-}
-void check(cublasStatus_t e, const char *call) {
-  if (e != CUBLAS_STATUS_SUCCESS)
-    fail(call, cublasGetStatusString(e));
-}
-void check(ncclResult_t e, const char *call) {
-  if (e != ncclSuccess)
-    fail(call, ncclGetErrorString(e));
-}
-#define CHECK(call) check((call), #call)
 
 /// Every rank throws when any rank could not set up its GPU, with the
 /// first failing rank's reason: a rank that gave up alone would leave the
@@ -93,71 +71,7 @@ template <typename Step> std::string failureOf(Step step) {
   return {};
 }
 
-/// Device memory that grows to the largest request and is then reused:
-/// every user runs on the compute stream, in order.
-class Scratch {
-public:
-  ~Scratch() {
-    if (data_)
-      cudaFree(data_);
-  }
-  void *get(size_t bytes) {
-    if (bytes > size_) {
-      if (data_)
-        CHECK(cudaFree(data_));
-      data_ = nullptr;
-      size_ = 0; // stays consistent if the allocation below throws
-      CHECK(cudaMalloc(&data_, bytes));
-      size_ = bytes;
-    }
-    return data_;
-  }
 
-private:
-  void *data_ = nullptr;
-  size_t size_ = 0;
-};
-
-/// cuDNN's descriptors and chosen algorithms for one convolution shape.
-/// Asymmetric padding (a tile with a halo on one side) is not a cuDNN
-/// convolution (unless the extra padding is never reached): the input is
-/// then copied into a zero-padded buffer and convolved without padding.
-struct ConvPlan {
-  bool padCopy = false;
-  Box inBox, paddedBox; // element boxes of the input and its padded copy
-  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
-  cudnnFilterDescriptor_t w = nullptr;
-  // One convolution descriptor per direction: each carries the math type
-  // of the algorithm chosen for that direction.
-  cudnnConvolutionDescriptor_t fwdConv = nullptr, dataConv = nullptr,
-                               filterConv = nullptr;
-  cudnnConvolutionFwdAlgo_t fwd{};
-  cudnnConvolutionBwdDataAlgo_t bwdData{};
-  cudnnConvolutionBwdFilterAlgo_t bwdFilter{};
-  size_t workspace = 0; // the largest of the three directions' needs
-};
-
-using ConvKey = std::array<int64_t, 16>;
-
-ConvKey keyOf(const Conv2dShape &s) {
-  const Window2d &w = s.window;
-  return {w.n,       w.c,      w.h,         w.w,          w.kh,
-          w.kw,      w.strideH, w.strideW,  w.padTop,     w.padLeft,
-          w.padBottom, w.padRight, w.dilationH, w.dilationW, s.outChannels,
-          s.groups};
-}
-
-Box box4(int64_t n, int64_t c, int64_t h, int64_t w, int64_t top = 0,
-         int64_t left = 0) {
-  Box b;
-  b.rank = 4;
-  int64_t lo[4] = {0, 0, -top, -left}, hi[4] = {n, c, h - top, w - left};
-  for (int d = 0; d < 4; ++d) {
-    b.lo[d] = lo[d];
-    b.hi[d] = hi[d];
-  }
-  return b;
-}
 
 ncclDataType_t ncclTypeOf(ElementType t) {
   return t == ElementType::F32 ? ncclFloat32 : ncclFloat64;
@@ -198,15 +112,6 @@ public:
     // Best effort: the process is ending; errors here have no one to tell.
     cudaStreamSynchronize(compute_);
     cudaStreamSynchronize(comm_);
-    for (auto &[key, plan] : convPlans_) {
-      cudnnDestroyTensorDescriptor(plan.x);
-      cudnnDestroyTensorDescriptor(plan.y);
-      cudnnDestroyTensorDescriptor(plan.bias);
-      cudnnDestroyFilterDescriptor(plan.w);
-      cudnnDestroyConvolutionDescriptor(plan.fwdConv);
-      cudnnDestroyConvolutionDescriptor(plan.dataConv);
-      cudnnDestroyConvolutionDescriptor(plan.filterConv);
-    }
     for (auto &[mpiComm, comms] : groups_) {
       ncclCommDestroy(comms.compute);
       ncclCommDestroy(comms.gradients);
@@ -296,7 +201,7 @@ public:
   //===--- Convolution on cuDNN -------------------------------------------===//
   void conv2dForward(const Conv2dShape &s, const float *in, const float *w,
                      const float *bias, float *out) override {
-    ConvPlan &p = plan(s);
+    ConvPlan &p = convPlans_.get(dnn_, s);
     const float one = 1, zero = 0;
     const float *x = padded(p, in);
     CHECK(cudnnConvolutionForward(dnn_, &one, p.x, x, p.w, w, p.fwdConv, p.fwd,
@@ -307,7 +212,7 @@ public:
   }
   void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
                           const float *w, float *dIn) override {
-    ConvPlan &p = plan(s);
+    ConvPlan &p = convPlans_.get(dnn_, s);
     const float one = 1, zero = 0;
     float *dx = p.padCopy ? static_cast<float *>(padScratch_.get(
                                 p.paddedBox.volume() * sizeof(float)))
@@ -324,7 +229,7 @@ public:
   void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
                              const float *dOut, float *dW,
                              float *dBias) override {
-    ConvPlan &p = plan(s);
+    ConvPlan &p = convPlans_.get(dnn_, s);
     const float one = 1, zero = 0;
     const float *x = padded(p, in);
     CHECK(cudnnConvolutionBackwardFilter(
@@ -720,120 +625,6 @@ private:
     return copy;
   }
 
-  /// Whether cuDNN's symmetric padding of `lo` on both sides gives the
-  /// same outputs as padding `lo` and `hi`: a strided window that never
-  /// reaches the extra padding (ResNet's 3x3 stride-2 convolutions, whose
-  /// exact bottom padding is 0) then needs no padded copy.
-  static bool symmetricEnough(int64_t size, int64_t k, int64_t stride,
-                              int64_t dilation, int64_t lo, int64_t hi,
-                              int64_t out) {
-    return lo == hi ||
-           (lo > hi &&
-            (size + 2 * lo - ((k - 1) * dilation + 1)) / stride + 1 == out);
-  }
-
-  ConvPlan &plan(const Conv2dShape &s) {
-    ConvKey key = keyOf(s);
-    auto it = convPlans_.find(key);
-    if (it != convPlans_.end())
-      return it->second;
-    const Window2d &w = s.window;
-    ConvPlan p;
-    p.padCopy = !symmetricEnough(w.h, w.kh, w.strideH, w.dilationH,
-                                 w.padTop, w.padBottom, w.outH()) ||
-                !symmetricEnough(w.w, w.kw, w.strideW, w.dilationW,
-                                 w.padLeft, w.padRight, w.outW());
-    p.inBox = box4(w.n, w.c, w.h, w.w);
-    p.paddedBox = box4(w.n, w.c, w.h + w.padTop + w.padBottom,
-                       w.w + w.padLeft + w.padRight, w.padTop, w.padLeft);
-    int64_t h = p.padCopy ? w.h + w.padTop + w.padBottom : w.h;
-    int64_t wd = p.padCopy ? w.w + w.padLeft + w.padRight : w.w;
-    int padH = p.padCopy ? 0 : int(w.padTop), padW = p.padCopy ? 0 : int(w.padLeft);
-    CHECK(cudnnCreateTensorDescriptor(&p.x));
-    CHECK(cudnnCreateTensorDescriptor(&p.y));
-    CHECK(cudnnCreateTensorDescriptor(&p.bias));
-    CHECK(cudnnCreateFilterDescriptor(&p.w));
-    CHECK(cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
-                                     int(w.n), int(w.c), int(h), int(wd)));
-    CHECK(cudnnSetFilter4dDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
-                                     int(s.outChannels),
-                                     int(w.c / s.groups), int(w.kh),
-                                     int(w.kw)));
-    CHECK(cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
-                                     int(w.n), int(s.outChannels),
-                                     int(w.outH()), int(w.outW())));
-    CHECK(cudnnSetTensor4dDescriptor(p.bias, CUDNN_TENSOR_NCHW,
-                                     CUDNN_DATA_FLOAT, 1, int(s.outChannels),
-                                     1, 1));
-    for (cudnnConvolutionDescriptor_t *conv :
-         {&p.fwdConv, &p.dataConv, &p.filterConv}) {
-      CHECK(cudnnCreateConvolutionDescriptor(conv));
-      CHECK(cudnnSetConvolution2dDescriptor(
-          *conv, padH, padW, int(w.strideH), int(w.strideW),
-          int(w.dilationH), int(w.dilationW), CUDNN_CROSS_CORRELATION,
-          CUDNN_DATA_FLOAT));
-      CHECK(cudnnSetConvolutionGroupCount(*conv, int(s.groups)));
-      CHECK(cudnnSetConvolutionMathType(
-          *conv, options_.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
-    }
-    // cuDNN's heuristic choice for each direction, once per shape (as
-    // PyTorch does unless cudnn.benchmark is set): timing every algorithm
-    // of every shape would cost seconds at start-up. Each direction's
-    // descriptor then takes its algorithm's math type, and the workspace
-    // is what cuDNN says that algorithm needs with that descriptor.
-    int found = 0;
-    size_t need = 0;
-    cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-        dnn_, p.x, p.w, p.fwdConv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-        &found, fwd));
-    const auto &f = pick(fwd, found, "forward");
-    p.fwd = f.algo;
-    CHECK(cudnnSetConvolutionMathType(p.fwdConv, f.mathType));
-    CHECK(cudnnGetConvolutionForwardWorkspaceSize(dnn_, p.x, p.w, p.fwdConv,
-                                                  p.y, p.fwd, &need));
-    p.workspace = std::max(p.workspace, need);
-
-    cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-        dnn_, p.w, p.y, p.dataConv, p.x,
-        CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, data));
-    const auto &d = pick(data, found, "backward-data");
-    p.bwdData = d.algo;
-    CHECK(cudnnSetConvolutionMathType(p.dataConv, d.mathType));
-    CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(
-        dnn_, p.w, p.y, p.dataConv, p.x, p.bwdData, &need));
-    p.workspace = std::max(p.workspace, need);
-
-    cudnnConvolutionBwdFilterAlgoPerf_t filter
-        [CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-    CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-        dnn_, p.x, p.y, p.filterConv, p.w,
-        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, filter));
-    const auto &g = pick(filter, found, "backward-filter");
-    p.bwdFilter = g.algo;
-    CHECK(cudnnSetConvolutionMathType(p.filterConv, g.mathType));
-    CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
-        dnn_, p.x, p.y, p.filterConv, p.w, p.bwdFilter, &need));
-    p.workspace = std::max(p.workspace, need);
-    return convPlans_.emplace(key, p).first->second;
-  }
-
-  /// The first (best ranked) usable result whose workspace fits in 4 GiB.
-  /// With TF32 off (--no-tf32), only FMA algorithms qualify: cuDNN's
-  /// ranking may put a tensor-core one first whatever the descriptor asked.
-  template <typename Perf>
-  const Perf &pick(const Perf *results, int count,
-                   const char *direction) const {
-    for (int i = 0; i < count; ++i)
-      if (results[i].status == CUDNN_STATUS_SUCCESS &&
-          results[i].memory <= (size_t(4) << 30) &&
-          (options_.tf32 || results[i].mathType == CUDNN_FMA_MATH))
-        return results[i];
-    throw DeviceError(std::string("cuDNN has no ") + direction +
-                      " convolution algorithm for this shape" +
-                      (options_.tf32 ? "" : " without TF32"));
-  }
 
   DeviceOptions options_;
   int gpu_ = 0, rank_ = 0, ranks_ = 1;
@@ -845,7 +636,7 @@ private:
   cublasHandle_t blas_ = nullptr;
   ncclComm_t world_ = nullptr, worldGradients_ = nullptr;
   std::map<MPI_Comm, GroupComms> groups_;
-  std::map<ConvKey, ConvPlan> convPlans_;
+  ConvPlans convPlans_{options_.tf32};
   Scratch workspace_, padScratch_, exchangeScratch_, bnScratch_;
   int *hostFlag_ = nullptr, *deviceFlag_ = nullptr;
   double *hostLoss_ = nullptr, *deviceLoss_ = nullptr;

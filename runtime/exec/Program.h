@@ -17,6 +17,7 @@
 #include "hdrt/Box.h"
 #include "hdrt/Device.h"
 #include "hdrt/LayerDesc.h"
+#include "hdrt/common/Partition.h"
 #include "hdrt/mpi/Checkpoint.h"
 #include "hdrt/mpi/Exchange.h"
 
@@ -59,20 +60,6 @@ enum Stream : uint64_t {
   kPrototypes = 5,
 };
 uint64_t streamOf(Stream kind, uint64_t a, uint64_t b = 0);
-
-/// A block partition of a tensor: degrees per dim, tasks in row-major order.
-struct Partition {
-  int rank = 0;
-  int64_t shape[4] = {1, 1, 1, 1};
-  int64_t degrees[4] = {1, 1, 1, 1};
-
-  int64_t tasks() const;
-  /// The box task `task` owns: tiles differ by at most one along a dim,
-  /// larger ones first (17 in 2 is 9 + 8).
-  Box tile(int64_t task) const;
-  /// The block index of `task` along `dim`.
-  int64_t blockOf(int64_t task, int dim) const;
-};
 
 /// One parameter tensor's shard on this rank, with its gradient and the
 /// optimizer's velocity, in device memory.

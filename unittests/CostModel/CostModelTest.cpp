@@ -1,7 +1,6 @@
 //===- CostModelTest.cpp - layer, sync and strategy costs -----------------===//
 
 #include "hd/CostModel/CostModel.h"
-#include "hd/Strategy/CostTables.h"
 #include "hd/CostModel/ProfileDB.h"
 
 #include <gtest/gtest.h>
@@ -144,35 +143,4 @@ TEST(CostModel, StrategyTotalsAddUp) {
   StrategyCost one = evaluateStrategy(model, g, {{{1, 1}}, {{1, 1}}});
   EXPECT_EQ(one.transferMs + one.syncMs, 0);
   EXPECT_EQ(one.commBytes, 0);
-}
-
-// Two layers with one signature share a node table only when they cost the
-// same: one fed by the images skips its backward-data pass.
-TEST(CostModel, TablesMatchLayerCosts) {
-  CostModel model(machine());
-  LayerGraph g;
-  Layer first = fcLayer();
-  first.inputs = {{-1, {64, 512}}};
-  Layer relu;
-  relu.name = "relu";
-  relu.op = "relu";
-  relu.shape = {64, 1000};
-  relu.forwardFlops = 64 * 1000;
-  relu.inputs = {{0, {64, 1000}}};
-  relu.inputBox = [](unsigned, const TileBox &t) { return t; };
-  relu.signature = "relu-test";
-  Layer imageRelu = relu;
-  imageRelu.inputs = {{-1, {64, 1000}}};
-  g.layers = {first, relu, imageRelu};
-  std::vector<std::vector<ParallelConfig>> candidates;
-  for (const Layer &l : g.layers)
-    candidates.push_back(enumerateConfigs(l.shape, 4));
-  CostTables tables(model, g, candidates);
-  SearchGraph sg = tables.buildSearchGraph();
-  for (int l = 0; l < 3; ++l)
-    for (size_t c = 0; c < candidates[l].size(); ++c) {
-      LayerCost cost = model.layerCost(g.layers[l], candidates[l][c]);
-      EXPECT_DOUBLE_EQ(sg.nodeCost[l][c], cost.computeMs + cost.syncMs)
-          << g.layers[l].name << " " << candidates[l][c].str();
-    }
 }

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Checks that hd's folders depend on one another only as the architecture
+says (docs/Architecture.md): by the headers each folder includes and by the
+libraries each CMake target links.
+
+  usage: scripts/check-layering.py [source-root]
+
+Prints one line per violation and exits 1 when there is any.
+"""
+
+import os
+import re
+import sys
+
+# Which hd headers a folder's sources may include, by the first two path
+# components after include/hd (or the folder itself): the layers of the
+# architecture, bottom to top. `hdrt` is the runtime's include root.
+PLAIN = {"Tiling": {"Tiling"},
+         "Search": {"Search"},
+         "CostModel": {"CostModel", "Tiling"},
+         "Strategy": {"Strategy", "CostModel", "Search", "Tiling"}}
+DIALECT = {"Dialect/HD/IR", "Tiling", "CostModel/LayerKind.h"}
+ALLOWED = dict(PLAIN)
+ALLOWED.update({
+    "Dialect/HD/IR": DIALECT,
+    "Analysis": DIALECT | {"Analysis", "CostModel"},
+    "Dialect/HD/Transforms": DIALECT | {"Dialect/HD/Transforms", "Analysis",
+                                        "Strategy"},
+    "Conversion": DIALECT | {"Analysis", "CostModel", "Conversion", "hdrt"},
+    "Pipelines": {"Pipelines", "Conversion", "Dialect/HD/Transforms"},
+    "Import": DIALECT | {"Import"},
+    "Target": DIALECT | {"Target"},
+})
+# Folders that are plain C++: no MLIR (and the search not even LLVM).
+NO_MLIR = set(PLAIN)
+NO_LLVM = {"Tiling", "Search"}
+# hd libraries each library may link, directly or not (MLIR's are checked
+# through NO_MLIR).
+LINKS = {"HDTiling": set(),
+         "HDSearch": set(),
+         "HDCostModel": {"HDTiling"},
+         "HDStrategy": {"HDCostModel", "HDSearch", "HDTiling"}}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def sources(root, folder):
+    for base in (os.path.join(root, "include", "hd", folder),
+                 os.path.join(root, "lib", folder)):
+        for dirpath, _, files in os.walk(base):
+            for f in files:
+                if f.endswith((".h", ".cpp", ".td", ".inc")):
+                    yield os.path.join(dirpath, f)
+
+
+def allowed(include, rules):
+    if include.startswith("hdrt/"):
+        return "hdrt" in rules
+    if not include.startswith("hd/"):
+        return True
+    path = include[len("hd/"):]
+    return any(path == r or path.startswith(r + "/") for r in rules)
+
+
+def check_includes(root, problems):
+    folders = {f.split("/")[0] for f in ALLOWED}
+    for name in os.listdir(os.path.join(root, "lib")):
+        if os.path.isdir(os.path.join(root, "lib", name)) and name not in folders:
+            problems.append(f"lib/{name}: a folder the layering rules do not "
+                            f"know; add it to scripts/check-layering.py")
+    for folder, rules in ALLOWED.items():
+        for path in sources(root, folder):
+            text = open(path, encoding="utf-8", errors="replace").read()
+            rel = os.path.relpath(path, root)
+            for inc in INCLUDE.findall(text):
+                if inc.startswith(("hd/", "hdrt/")) and not allowed(inc, rules):
+                    problems.append(f"{rel}: includes {inc}")
+                if folder in NO_MLIR and inc.startswith("mlir/"):
+                    problems.append(f"{rel}: plain C++ includes {inc}")
+                if folder in NO_LLVM and inc.startswith("llvm/"):
+                    problems.append(f"{rel}: plain C++ includes {inc}")
+
+
+def check_runtime(root, problems):
+    """The runtime is a library of its own: no compiler header at all."""
+    for dirpath, _, files in os.walk(os.path.join(root, "runtime")):
+        for f in files:
+            if not f.endswith((".h", ".cpp", ".cu", ".def")):
+                continue
+            path = os.path.join(dirpath, f)
+            text = open(path, encoding="utf-8", errors="replace").read()
+            for inc in INCLUDE.findall(text):
+                if inc.startswith(("hd/", "mlir/", "llvm/")):
+                    problems.append(f"{os.path.relpath(path, root)}: the "
+                                    f"runtime includes {inc}")
+
+
+def link_graph(root):
+    """hd targets and what they link, from every CMakeLists.txt under lib/."""
+    call = re.compile(r"\b(?:mlir_)?target_link_libraries\s*\(([^)]*)\)", re.S)
+    graph = {}
+    for dirpath, _, files in os.walk(os.path.join(root, "lib")):
+        if "CMakeLists.txt" not in files:
+            continue
+        text = open(os.path.join(dirpath, "CMakeLists.txt")).read()
+        text = re.sub(r"#.*", "", text)
+        for args in call.findall(text):
+            words = args.split()
+            target = words[0]
+            deps = {w for w in words[1:]
+                    if w not in ("PUBLIC", "PRIVATE", "INTERFACE")}
+            graph.setdefault(target, set()).update(deps)
+    return graph
+
+
+def closure(graph, target):
+    seen, todo = set(), [target]
+    while todo:
+        for dep in graph.get(todo.pop(), ()):
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return seen
+
+
+def check_links(root, problems):
+    graph = link_graph(root)
+    for target, may in LINKS.items():
+        if target not in graph and not os.path.isdir(
+                os.path.join(root, "lib", target[len("HD"):])):
+            continue
+        deps = closure(graph, target)
+        for dep in sorted(deps):
+            if dep.startswith("HD") and dep not in may:
+                problems.append(f"{target} links {dep}")
+            if dep.startswith("MLIR"):
+                problems.append(f"{target} links {dep}: it is plain C++")
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__)))
+    problems = []
+    check_includes(root, problems)
+    check_runtime(root, problems)
+    check_links(root, problems)
+    for p in problems:
+        print(f"layering: {p}")
+    if problems:
+        return 1
+    print("layering: every folder depends only on the layers below it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
