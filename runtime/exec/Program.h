@@ -217,6 +217,7 @@ private:
   int64_t syntheticLabel(int64_t step, int64_t sample) const;
   void fillInput(Edge &e, int64_t step);
   void syntheticImages(const Edge &e, int64_t step, float *out) const;
+  void transfer(int64_t edge, bool forward);
   void gatherLocal(Edge &e);
   void scatterLocal(Edge &e);
   std::string firstNonFinite();

@@ -83,34 +83,30 @@ void Program::scatterLocal(Edge &e) {
   device_->addRegion(e.dIn, e.box, p.grad.data(), p.tile, e.box);
 }
 
-void Program::transferForward(int64_t id) {
-  Edge &e = edge(id);
-  activity_ = "the transfer '" + e.name + "'";
-  Charge charge(timers_, Category::Transfer, &e.name);
-  const Layer *p = e.producer >= 0 ? &layers_[e.producer] : nullptr;
-  if (!p || !e.explicitTransfer)
-    throw Error("edge " + std::to_string(id) + " is not a transfer");
-  mpi::Side side{p->task >= 0 ? &p->tile : nullptr,
-                 e.hasBox ? &e.box : nullptr};
-  if (int rc = device_->exchangeForward(MPI_COMM_WORLD, e.plan, side,
-                                        p->value.data(), e.in))
-    throw Error("error " + std::to_string(rc) + " in the transfer '" + p->name +
-                " -> " + e.consumer->name + "'");
-}
+void Program::transferForward(int64_t id) { transfer(id, /*forward=*/true); }
 
-void Program::transferBackward(int64_t id) {
+void Program::transferBackward(int64_t id) { transfer(id, /*forward=*/false); }
+
+/// An edge's compiled plan: forward moves boxes of the producer's tile into
+/// the consumer's input box, backward adds their gradients the other way.
+void Program::transfer(int64_t id, bool forward) {
   Edge &e = edge(id);
-  activity_ = "the backward transfer '" + e.name + "'";
-  Charge charge(timers_, Category::Transfer, &e.name, " (backward)");
+  std::string what = forward ? "the transfer '" : "the backward transfer '";
+  activity_ = what + e.name + "'";
+  Charge charge(timers_, Category::Transfer, &e.name,
+                forward ? "" : " (backward)");
   Layer *p = e.producer >= 0 ? &layers_[e.producer] : nullptr;
   if (!p || !e.explicitTransfer)
     throw Error("edge " + std::to_string(id) + " is not a transfer");
   mpi::Side side{p->task >= 0 ? &p->tile : nullptr,
                  e.hasBox ? &e.box : nullptr};
-  if (int rc = device_->exchangeBackward(MPI_COMM_WORLD, e.plan, side,
-                                         p->grad.data(), e.dIn))
-    throw Error("error " + std::to_string(rc) + " in the backward transfer '" +
-                p->name + " -> " + e.consumer->name + "'");
+  int rc = forward ? device_->exchangeForward(MPI_COMM_WORLD, e.plan, side,
+                                              p->value.data(), e.in)
+                   : device_->exchangeBackward(MPI_COMM_WORLD, e.plan, side,
+                                               p->grad.data(), e.dIn);
+  if (rc)
+    throw Error("error " + std::to_string(rc) + " in " + what + p->name +
+                " -> " + e.consumer->name + "'");
 }
 
 void Program::gradSync(int64_t id) {

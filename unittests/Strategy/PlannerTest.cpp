@@ -11,33 +11,16 @@
 #include "hd/Strategy/Candidates.h"
 #include "hd/Strategy/CostTables.h"
 
+#include "../Common/LayerFixtures.h"
+
 #include <gtest/gtest.h>
 
 using namespace hd;
 
 namespace {
 
-Machine machine() {
-  llvm::Expected<Machine> m = loadMachine("p100-cluster");
-  EXPECT_TRUE(static_cast<bool>(m));
-  return *m;
-}
-
-Layer fcLayer() {
-  Layer l;
-  l.name = "fc";
-  l.op = "linear";
-  l.kind = LayerKind::Linear;
-  l.shape = {64, 1000};
-  l.params = 1000 * 512 + 1000;
-  l.forwardFlops = 2LL * 64 * 1000 * 512;
-  l.inputs = {{0, {64, 512}}};
-  l.inputBox = [](unsigned, const TileBox &t) {
-    return TileBox({t[0], {0, 512}});
-  };
-  l.signature = "linear-test";
-  return l;
-}
+using test::fcLayer;
+Machine machine() { return test::p100Cluster(); }
 
 /// A grouped 3x3 convolution (stride 1, padding 1) reading `producer`.
 Layer convLayer(std::string name, int producer, int64_t groups) {
