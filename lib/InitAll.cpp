@@ -3,8 +3,8 @@
 #include "hd/InitAll.h"
 #include "hd/Dialect/HD/IR/HDDialect.h"
 #include "hd/Dialect/HD/Transforms/Passes.h"
+#include "hd/Import/ONNX/ImportONNX.h"
 #include "hd/Target/Executable/Executable.h"
-#include "hd/Target/ONNX/ImportONNX.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

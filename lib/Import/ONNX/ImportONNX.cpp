@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hd/Target/ONNX/ImportONNX.h"
+#include "hd/Import/ONNX/ImportONNX.h"
 #include "hd/Dialect/HD/IR/HDOps.h"
 #include "hd/Tiling/Window.h"
 
