@@ -1,12 +1,12 @@
 //===- InitAll.cpp - register everything hd's tools use -------------------===//
 
 #include "hd/InitAll.h"
-#include "hd/Dialect/HD/IR/HDDialect.h"
 #include "hd/Conversion/Passes.h"
+#include "hd/Dialect/HD/IR/HDDialect.h"
 #include "hd/Dialect/HD/Transforms/Passes.h"
+#include "hd/Import/ONNX/ImportONNX.h"
 #include "hd/Pipelines/Pipelines.h"
 #include "hd/Target/Executable/Executable.h"
-#include "hd/Target/ONNX/ImportONNX.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -37,7 +37,7 @@ compile() { # model.mlir devices strategy backend exe
 
 # Parity: the small CNN of the tests and AlexNet's layers at 63x63, 5 steps
 # of the same seed and data; the CPU reference runs here.
-"$bin/hd-translate" --import-onnx "$root/test/Target/ONNX/Inputs/small_cnn.onnx" \
+"$bin/hd-translate" --import-onnx "$root/test/Import/ONNX/Inputs/small_cnn.onnx" \
   --batch-size=6 -o "$work/small_cnn.mlir"
 cp "$root/test/Integration/Inputs/alexnet-small.mlir" "$work/alexnet_small.mlir"
 for m in small_cnn alexnet_small; do

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "hd/Import/ONNX/ImportONNX.h"
 #include "hd/InitAll.h"
-#include "hd/Target/ONNX/ImportONNX.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

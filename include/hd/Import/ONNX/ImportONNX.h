@@ -1,7 +1,7 @@
 //===- ImportONNX.h - ONNX graphs to the hd dialect -------------*- C++ -*-===//
 
-#ifndef HD_TARGET_ONNX_IMPORTONNX_H
-#define HD_TARGET_ONNX_IMPORTONNX_H
+#ifndef HD_IMPORT_ONNX_IMPORTONNX_H
+#define HD_IMPORT_ONNX_IMPORTONNX_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -34,4 +34,4 @@ void registerImportONNXTranslation();
 
 } // namespace hd
 
-#endif // HD_TARGET_ONNX_IMPORTONNX_H
+#endif // HD_IMPORT_ONNX_IMPORTONNX_H

@@ -1,6 +1,6 @@
 //===- ImportONNXTranslation.cpp - hd-translate --import-onnx -------------===//
 
-#include "hd/Target/ONNX/ImportONNX.h"
+#include "hd/Import/ONNX/ImportONNX.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OperationSupport.h"

@@ -1,0 +1,122 @@
+//===- ConvPatterns.cpp - ONNX Conv to hd.conv2d --------------------------===//
+//
+// hd's convolution owns its weight and bias, so both must be parameters whose
+// shapes the graph states; the output shape is computed with hd's own window
+// arithmetic (the formula the verifier uses), including ONNX's SAME
+// auto-padding and a zero Pad folded in front of the convolution.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attributes.h"
+#include "Patterns.h"
+
+#include "hd/Dialect/HD/IR/HDOps.h"
+#include "hd/Tiling/Window.h"
+
+using namespace mlir;
+
+namespace hd::onnx_import {
+
+static LogicalResult importConv(const onnx::NodeProto &node,
+                                ImportContext &ctx) {
+  // A folded Pad supplies the real input and extra padding.
+  const PendingPad *pad =
+      node.input_size() > 0 ? ctx.lookupPendingPad(node.input(0)) : nullptr;
+  Value x;
+  if (pad) {
+    x = pad->input;
+  } else {
+    FailureOr<Value> a = ctx.getActivation(node, 0);
+    if (failed(a))
+      return failure();
+    x = *a;
+  }
+  Shape in = shapeOf(x);
+  if (in.size() != 4)
+    return ctx.fail(node)
+           << "only 2-D convolutions are supported; the input is " << in.size()
+           << "-D";
+  if (node.input_size() < 2)
+    return ctx.fail(node) << "has no weight input";
+  std::optional<Shape> weight = ctx.getParameterShape(node.input(1));
+  if (!weight || weight->size() != 4)
+    return ctx.fail(node) << "weight '" << node.input(1)
+                          << "' must be a parameter with a static K x "
+                             "C/groups x kH x kW shape";
+  int64_t groups = intAttr(node, "group").value_or(1);
+  if (groups < 1 || in[1] % groups || (*weight)[1] * groups != in[1])
+    return ctx.fail(node) << "weight shape " << shapeStr(*weight)
+                          << " with group=" << groups << " does not fit "
+                          << in[1] << " input channels";
+  bool bias = node.input_size() > 2 && !node.input(2).empty();
+  if (bias) {
+    std::optional<Shape> b = ctx.getParameterShape(node.input(2));
+    if (!b || b->size() != 1 || (*b)[0] != (*weight)[0])
+      return ctx.fail(node)
+             << "bias '" << node.input(2) << "' must be a parameter of shape "
+             << (*weight)[0];
+  }
+  Shape kernel = intsAttr(node, "kernel_shape")
+                     .value_or(Shape{(*weight)[2], (*weight)[3]});
+  Shape stride = intsAttr(node, "strides").value_or(Shape{1, 1});
+  Shape dilation = intsAttr(node, "dilations").value_or(Shape{1, 1});
+  Shape pads = intsAttr(node, "pads").value_or(Shape{0, 0, 0, 0});
+  if (kernel.size() != 2 || kernel[0] != (*weight)[2] ||
+      kernel[1] != (*weight)[3])
+    return ctx.fail(node)
+           << "kernel_shape does not match the weight's spatial dims";
+  if (stride.size() != 2 || dilation.size() != 2 || pads.size() != 4)
+    return ctx.fail(node)
+           << "strides, dilations and pads must have 2, 2 and 4 values";
+  std::string autoPad = stringAttr(node, "auto_pad", "NOTSET");
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (unsigned i = 0; i < 2; ++i) {
+      Window w{kernel[i], stride[i], 0, 0, dilation[i], false};
+      if (!inRange(w.stride, 1) || !inRange(w.dilation, 1))
+        return ctx.fail(node) << "strides and dilations must be in [1, 2^31]";
+      setSamePadding(w, in[2 + i], autoPad == "SAME_UPPER");
+      pads[i] = w.padLo;
+      pads[i + 2] = w.padHi;
+    }
+  } else if (autoPad == "VALID") {
+    pads = {0, 0, 0, 0};
+  } else if (autoPad != "NOTSET") {
+    return ctx.fail(node) << "auto_pad '" << autoPad << "' is not supported";
+  }
+  for (unsigned i = 0; i < 2; ++i)
+    if (!inRange(kernel[i], 1) || !inRange(stride[i], 1) ||
+        !inRange(dilation[i], 1) || !inRange(pads[i], 0) ||
+        !inRange(pads[i + 2], 0))
+      return ctx.fail(node) << "kernel, strides and dilations must be in "
+                               "[1, 2^31] and pads in [0, 2^31]";
+  if (pad) { // Both summands are at most 2^31: no overflow.
+    pads[0] += pad->top;
+    pads[1] += pad->left;
+    pads[2] += pad->bottom;
+    pads[3] += pad->right;
+  }
+  Shape out = {in[0], (*weight)[0], 0, 0};
+  for (unsigned i = 0; i < 2; ++i) {
+    Window w{kernel[i], stride[i], pads[i], pads[i + 2], dilation[i], false};
+    out[2 + i] = w.outputSize(in[2 + i]);
+    if (out[2 + i] < 1)
+      return ctx.fail(node)
+             << "the kernel does not fit the padded input " << shapeStr(in);
+  }
+  OpBuilder &b = ctx.getBuilder();
+  ctx.defineOutput(
+      node,
+      Conv2dOp::create(
+          b, ctx.getLoc(node), ctx.getTensorType(out), x,
+          b.getI64IntegerAttr((*weight)[0]), b.getDenseI64ArrayAttr(kernel),
+          b.getDenseI64ArrayAttr(stride), b.getDenseI64ArrayAttr(pads),
+          b.getDenseI64ArrayAttr(dilation), b.getI64IntegerAttr(groups),
+          b.getBoolAttr(bias), /*parallel=*/nullptr));
+  return success();
+}
+
+void addConvPatterns(PatternTable &table) {
+  table.insert({"Conv", importConv});
+}
+
+} // namespace hd::onnx_import

@@ -1,0 +1,103 @@
+//===- ElementwisePatterns.cpp - ONNX Relu, Add, Dropout, Identity --------===//
+//
+// Layers that keep their input's shape. hd's elementwise ops take the 2-D
+// (N x F) and 4-D (N x C x H x W) activations of a CNN; Add needs equal
+// types because hd has no broadcasting, and Identity adds no op at all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Attributes.h"
+#include "Patterns.h"
+
+#include "hd/Dialect/HD/IR/HDOps.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace hd::onnx_import {
+
+static LogicalResult importRelu(const onnx::NodeProto &node,
+                                ImportContext &ctx) {
+  FailureOr<Value> x = ctx.getActivation(node, 0);
+  if (failed(x))
+    return failure();
+  size_t rank = shapeOf(*x).size();
+  if (rank != 2 && rank != 4)
+    return ctx.fail(node) << "input must be 2-D or 4-D; it is " << rank << "-D";
+  ctx.defineOutput(node, ReluOp::create(ctx.getBuilder(), ctx.getLoc(node), *x,
+                                        /*parallel=*/nullptr));
+  return success();
+}
+
+static LogicalResult importAdd(const onnx::NodeProto &node,
+                               ImportContext &ctx) {
+  if (node.input_size() != 2)
+    return ctx.fail(node) << "expects 2 inputs";
+  FailureOr<Value> a = ctx.getActivation(node, 0);
+  if (failed(a))
+    return failure();
+  FailureOr<Value> b = ctx.getActivation(node, 1);
+  if (failed(b))
+    return failure();
+  if (a->getType() != b->getType())
+    return ctx.fail(node) << "inputs of shapes " << shapeStr(shapeOf(*a))
+                          << " and " << shapeStr(shapeOf(*b))
+                          << ": broadcasting is not supported";
+  size_t rank = shapeOf(*a).size();
+  if (rank != 2 && rank != 4)
+    return ctx.fail(node) << "inputs must be 2-D or 4-D; they are " << rank
+                          << "-D";
+  ctx.defineOutput(node, AddOp::create(ctx.getBuilder(), ctx.getLoc(node), *a,
+                                       *b, /*parallel=*/nullptr));
+  return success();
+}
+
+static LogicalResult importDropout(const onnx::NodeProto &node,
+                                   ImportContext &ctx) {
+  if (failed(ctx.checkOnlyFirstOutputUsed(node)))
+    return failure();
+  FailureOr<Value> x = ctx.getActivation(node, 0);
+  if (failed(x))
+    return failure();
+  size_t rank = shapeOf(*x).size();
+  if (rank != 2 && rank != 4)
+    return ctx.fail(node) << "input must be 2-D or 4-D; it is " << rank << "-D";
+  // Opset 12 moved the ratio from an attribute to a constant input.
+  double ratio = asDecimal(floatAttr(node, "ratio").value_or(0.5f));
+  if (node.input_size() > 1 && !node.input(1).empty()) {
+    const onnx::TensorProto *t = ctx.lookupConstant(node.input(1));
+    std::optional<double> r = t ? tensorScalar(*t) : std::nullopt;
+    if (!r)
+      return ctx.fail(node) << "input ratio must be a constant scalar";
+    ratio = asDecimal(*r);
+  }
+  // formatv prints the ratio in fixed notation (1.50); a double streamed
+  // into a diagnostic would print as 1.500000e+00.
+  if (!(ratio >= 0 && ratio < 1))
+    return ctx.fail(node) << llvm::formatv("ratio {0} must be in [0, 1)",
+                                           ratio);
+  OpBuilder &b = ctx.getBuilder();
+  ctx.defineOutput(node, DropoutOp::create(b, ctx.getLoc(node), *x,
+                                           b.getF64FloatAttr(ratio),
+                                           /*parallel=*/nullptr));
+  return success();
+}
+
+static LogicalResult importIdentity(const onnx::NodeProto &node,
+                                    ImportContext &ctx) {
+  FailureOr<Value> x = ctx.getActivation(node, 0);
+  if (failed(x))
+    return failure();
+  ctx.defineOutput(node, *x);
+  return success();
+}
+
+void addElementwisePatterns(PatternTable &table) {
+  table.insert({"Relu", importRelu});
+  table.insert({"Add", importAdd});
+  table.insert({"Dropout", importDropout});
+  table.insert({"Identity", importIdentity});
+}
+
+} // namespace hd::onnx_import

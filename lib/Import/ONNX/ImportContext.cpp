@@ -1,0 +1,106 @@
+//===- ImportContext.cpp - what an ONNX import pattern may use ------------===//
+//
+// Parameters (weights, biases, batch-norm statistics) are not activations:
+// hd's ops own them. So the context keeps only their shapes, taken from the
+// graph rather than the data, since exporters may leave the weights out.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImportContext.h"
+#include "Attributes.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace hd::onnx_import {
+
+ImportContext::ImportContext(const onnx::GraphProto &graph,
+                             MLIRContext *context)
+    : builder(context) {
+  // Parameters: initializers and every graph input but the first (the
+  // images).
+  for (const auto &init : graph.initializer()) {
+    constants[init.name()] = &init;
+    parameterShapes[init.name()] =
+        Shape(init.dims().begin(), init.dims().end());
+  }
+  for (int i = 1; i < graph.input_size(); ++i)
+    if (auto s = declaredShape(graph.input(i)))
+      parameterShapes[graph.input(i).name()] = *s;
+
+  for (const auto &[index, node] : llvm::enumerate(graph.node())) {
+    std::string name =
+        node.name().empty()
+            ? llvm::formatv("{0}_{1}", node.op_type(), index).str()
+            : node.name();
+    nodeLocs[&node] = NameLoc::get(builder.getStringAttr(name));
+    for (const auto &in : node.input())
+      uses[in].push_back(&node);
+  }
+}
+
+FailureOr<Value> ImportContext::getActivation(const onnx::NodeProto &node,
+                                              unsigned index) {
+  if ((int)index >= node.input_size() || node.input(index).empty())
+    return fail(node) << "expects an input #" << index;
+  const std::string &name = node.input(index);
+  if (Value v = values.lookup(name))
+    return v;
+  if (poisoned.contains(name))
+    return failure(); // Already reported at the producer.
+  if (pendingPads.count(name))
+    return fail(node)
+           << "consumes a Pad; hd folds a Pad only into a Conv or AveragePool";
+  if (parameterShapes.count(name) || constants.count(name))
+    return fail(node) << "input '" << name
+                      << "' is a parameter or constant, where hd needs an "
+                         "activation";
+  return fail(node) << "input '" << name << "' is not produced by any node";
+}
+
+std::optional<Shape> ImportContext::getParameterShape(StringRef name) const {
+  auto it = parameterShapes.find(name);
+  if (it == parameterShapes.end())
+    return std::nullopt;
+  if (llvm::any_of(it->second, [](int64_t d) { return d < 1 || d > kMaxDim; }))
+    return std::nullopt;
+  return it->second;
+}
+
+ArrayRef<const onnx::NodeProto *>
+ImportContext::getUses(StringRef value) const {
+  auto it = uses.find(value);
+  if (it == uses.end())
+    return {};
+  return it->second;
+}
+
+LogicalResult
+ImportContext::checkOnlyFirstOutputUsed(const onnx::NodeProto &node) {
+  for (int i = 1; i < node.output_size(); ++i)
+    if (!node.output(i).empty() && !getUses(node.output(i)).empty())
+      return fail(node) << "its output #" << i << " ('" << node.output(i)
+                        << "') is used, and hd supports only the first "
+                           "output";
+  return success();
+}
+
+const PendingPad *ImportContext::lookupPendingPad(StringRef value) const {
+  auto it = pendingPads.find(value);
+  return it == pendingPads.end() ? nullptr : &it->second;
+}
+
+bool ImportContext::definesOutput(const onnx::NodeProto &node) const {
+  if (node.output_size() < 1)
+    return false;
+  const std::string &name = node.output(0);
+  return values.count(name) || constants.count(name) || pendingPads.count(name);
+}
+
+void ImportContext::poisonOutputs(const onnx::NodeProto &node) {
+  for (const auto &out : node.output())
+    poisoned.insert(out);
+}
+
+} // namespace hd::onnx_import

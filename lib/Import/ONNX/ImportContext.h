@@ -1,0 +1,165 @@
+//===- ImportContext.h - what an ONNX import pattern may use ----*- C++ -*-===//
+//
+// Patterns see the graph only through this class: the values imported so
+// far, the parameters and constants, who reads each value, the folds that
+// wait for their consumer, the builder, and where to report a node that
+// cannot be imported. Keeping that surface in one place is what lets a
+// pattern be a small function in its family's file, and lets a future
+// pattern that matches a chain of nodes (x * Sigmoid(x), Transpose-MatMul-
+// Transpose) look at a value's consumers and at constants the same way a
+// single-node pattern looks at its inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_LIB_IMPORT_ONNX_IMPORTCONTEXT_H
+#define HD_LIB_IMPORT_ONNX_IMPORTCONTEXT_H
+
+#include "NodeDiagnostics.h"
+#include "Shape.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+
+namespace hd::onnx_import {
+
+/// A zero Pad whose only consumer is a Conv or AveragePool: hd folds it into
+/// that layer's padding instead of materializing the padded tensor.
+struct PendingPad {
+  mlir::Value input;
+  int64_t top, left, bottom, right;
+};
+
+class ImportContext {
+public:
+  /// Indexes `graph` (which must outlive the context): its parameters and
+  /// their shapes, its initializers, each node's location and each value's
+  /// consumers.
+  ImportContext(const onnx::GraphProto &graph, mlir::MLIRContext *context);
+
+  mlir::OpBuilder &getBuilder() { return builder; }
+
+  /// The f32 tensor type of `shape`, hd's only activation element type.
+  mlir::RankedTensorType getTensorType(llvm::ArrayRef<int64_t> shape) {
+    return mlir::RankedTensorType::get(shape, builder.getF32Type());
+  }
+
+  /// The node's name as a location: what the imported op carries, and what
+  /// reports name. Unnamed nodes are called OPTYPE_INDEX.
+  mlir::NameLoc getLoc(const onnx::NodeProto &node) const {
+    return nodeLocs.lookup(&node);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Reporting
+  //===--------------------------------------------------------------------===//
+
+  /// Starts the reason why `node` cannot be imported; stream the reason in
+  /// and return the result, which converts to failure():
+  ///   return ctx.fail(node) << "attribute axis=" << axis << " ...";
+  /// A pattern that fails without reporting stays silent; that is right
+  /// only when the problem was already reported at another node.
+  mlir::Diagnostic &fail(const onnx::NodeProto &node) {
+    return diagnostics.report(node, getLoc(node));
+  }
+
+  const NodeDiagnostics &getDiagnostics() const { return diagnostics; }
+
+  //===--------------------------------------------------------------------===//
+  // Reading the graph
+  //===--------------------------------------------------------------------===//
+
+  /// The imported activation that is input #index of `node`. Reports why
+  /// there is none, except when the input comes from a node that failed
+  /// (reported there already).
+  mlir::FailureOr<mlir::Value> getActivation(const onnx::NodeProto &node,
+                                             unsigned index);
+
+  /// Static shape of the parameter `name` (a graph input other than the
+  /// first, or an initializer); nullopt when unknown, dynamic or too large.
+  std::optional<Shape> getParameterShape(llvm::StringRef name) const;
+
+  /// The constant tensor `name` (an initializer or a Constant node's value);
+  /// null when it is not a constant.
+  const onnx::TensorProto *lookupConstant(llvm::StringRef name) const {
+    return constants.lookup(name);
+  }
+
+  /// The nodes that read `value`, once per input slot that names it; the
+  /// graph's output does not count.
+  llvm::ArrayRef<const onnx::NodeProto *> getUses(llvm::StringRef value) const;
+
+  /// Reports and fails when an output of `node` other than the first is
+  /// used: hd's ops have one result.
+  mlir::LogicalResult checkOnlyFirstOutputUsed(const onnx::NodeProto &node);
+
+  /// The Pad folded into the consumer of `value`, when `value` is a Pad's
+  /// output; null otherwise.
+  const PendingPad *lookupPendingPad(llvm::StringRef value) const;
+
+  //===--------------------------------------------------------------------===//
+  // Defining what a node produces
+  //===--------------------------------------------------------------------===//
+
+  /// `node`'s first output is `value`.
+  void defineOutput(const onnx::NodeProto &node, mlir::Value value) {
+    defineValue(node.output(0), value);
+  }
+  void defineValue(llvm::StringRef name, mlir::Value value) {
+    values[name] = value;
+  }
+
+  /// `node`'s first output is the constant `value`, for the patterns that
+  /// read constant inputs; it has no IR.
+  void defineConstant(const onnx::NodeProto &node,
+                      const onnx::TensorProto &value) {
+    constants[node.output(0)] = &value;
+  }
+
+  /// `node`'s first output is a Pad that waits to be folded into its
+  /// consumer; it has no IR.
+  void deferPad(const onnx::NodeProto &node, PendingPad pad) {
+    pendingPads[node.output(0)] = pad;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // For the driver
+  //===--------------------------------------------------------------------===//
+
+  /// The imported value `name`; null when there is none.
+  mlir::Value lookupValue(llvm::StringRef name) const {
+    return values.lookup(name);
+  }
+
+  /// Whether `node`'s first output was defined, as a value, a constant or a
+  /// pending Pad.
+  bool definesOutput(const onnx::NodeProto &node) const;
+
+  /// Marks the outputs of `node`, which failed, so that their consumers
+  /// stay silent and each problem is reported once, at its source.
+  void poisonOutputs(const onnx::NodeProto &node);
+
+private:
+  mlir::OpBuilder builder;
+  NodeDiagnostics diagnostics;
+
+  llvm::DenseMap<const onnx::NodeProto *, mlir::NameLoc> nodeLocs;
+  llvm::StringMap<llvm::SmallVector<const onnx::NodeProto *, 1>> uses;
+  llvm::StringMap<Shape> parameterShapes;
+  llvm::StringMap<const onnx::TensorProto *> constants;
+
+  llvm::StringMap<mlir::Value> values;
+  llvm::StringMap<PendingPad> pendingPads;
+  llvm::StringSet<> poisoned;
+};
+
+} // namespace hd::onnx_import
+
+#endif // HD_LIB_IMPORT_ONNX_IMPORTCONTEXT_H

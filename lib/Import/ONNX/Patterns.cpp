@@ -1,0 +1,22 @@
+//===- Patterns.cpp - the table of ONNX import patterns -------------------===//
+//
+// The one list of op families the importer supports.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+namespace hd::onnx_import {
+
+PatternTable buildPatternTable() {
+  PatternTable table;
+  addConvPatterns(table);
+  addElementwisePatterns(table);
+  addLinearPatterns(table);
+  addNormalizationPatterns(table);
+  addPoolPatterns(table);
+  addShapePatterns(table);
+  return table;
+}
+
+} // namespace hd::onnx_import

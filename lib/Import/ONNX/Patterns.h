@@ -1,0 +1,44 @@
+//===- Patterns.h - the table of ONNX import patterns -----------*- C++ -*-===//
+//
+// Each op family (convolution, pooling, ...) lives in its own file with the
+// patterns that import it, and adds them to one table keyed by ONNX op_type
+// through its add*Patterns function. So supporting a new family is a new file
+// and one line in buildPatternTable, and the driver never names an op type.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_LIB_IMPORT_ONNX_PATTERNS_H
+#define HD_LIB_IMPORT_ONNX_PATTERNS_H
+
+#include "ImportContext.h"
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+namespace hd::onnx_import {
+
+/// Imports `node`: defines its first output through `ctx` and succeeds, or
+/// fails (with a reason reported through ctx.fail, unless an input's producer
+/// already reported one). The driver has checked that the node has a first
+/// output, its attribute types and its domain.
+using ImportPattern = mlir::LogicalResult (*)(const onnx::NodeProto &node,
+                                              ImportContext &ctx);
+
+/// The pattern for each supported op_type.
+using PatternTable = llvm::StringMap<ImportPattern>;
+
+void addConvPatterns(PatternTable &table);
+void addElementwisePatterns(PatternTable &table);
+void addLinearPatterns(PatternTable &table);
+void addNormalizationPatterns(PatternTable &table);
+void addPoolPatterns(PatternTable &table);
+void addShapePatterns(PatternTable &table);
+
+/// Every family's patterns.
+PatternTable buildPatternTable();
+
+} // namespace hd::onnx_import
+
+#endif // HD_LIB_IMPORT_ONNX_PATTERNS_H
