@@ -15,6 +15,10 @@
 // Every CUDA, cuDNN, cuBLAS and NCCL call is checked; a failure throws a
 // DeviceError naming the call, and the executor adds the layer.
 //
+// Over 600 lines because it is one class implementing every Device method;
+// what stands alone is elsewhere: cuDNN's convolution plans (ConvPlans.cpp),
+// the checked calls (Check.h), the kernels (Kernels.cu).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Check.h"

@@ -20,17 +20,11 @@ namespace hd::onnx_import {
 static LogicalResult importConv(const onnx::NodeProto &node,
                                 ImportContext &ctx) {
   // A folded Pad supplies the real input and extra padding.
-  const PendingPad *pad =
-      node.input_size() > 0 ? ctx.lookupPendingPad(node.input(0)) : nullptr;
-  Value x;
-  if (pad) {
-    x = pad->input;
-  } else {
-    FailureOr<Value> a = ctx.getActivation(node, 0);
-    if (failed(a))
-      return failure();
-    x = *a;
-  }
+  const PendingPad *pad = ctx.getInputPad(node);
+  FailureOr<Value> input = ctx.getPaddedInput(node);
+  if (failed(input))
+    return failure();
+  Value x = *input;
   Shape in = shapeOf(x);
   if (in.size() != 4)
     return ctx.fail(node)
@@ -89,12 +83,8 @@ static LogicalResult importConv(const onnx::NodeProto &node,
         !inRange(pads[i + 2], 0))
       return ctx.fail(node) << "kernel, strides and dilations must be in "
                                "[1, 2^31] and pads in [0, 2^31]";
-  if (pad) { // Both summands are at most 2^31: no overflow.
-    pads[0] += pad->top;
-    pads[1] += pad->left;
-    pads[2] += pad->bottom;
-    pads[3] += pad->right;
-  }
+  if (pad)
+    pad->addTo(pads);
   Shape out = {in[0], (*weight)[0], 0, 0};
   for (unsigned i = 0; i < 2; ++i) {
     Window w{kernel[i], stride[i], pads[i], pads[i + 2], dilation[i], false};

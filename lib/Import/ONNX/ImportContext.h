@@ -35,6 +35,15 @@ namespace hd::onnx_import {
 struct PendingPad {
   mlir::Value input;
   int64_t top, left, bottom, right;
+
+  /// Adds this padding to a layer's [top, left, bottom, right] (each at
+  /// most 2^31: no overflow).
+  void addTo(Shape &pads) const {
+    pads[0] += top;
+    pads[1] += left;
+    pads[2] += bottom;
+    pads[3] += right;
+  }
 };
 
 class ImportContext {
@@ -103,6 +112,19 @@ public:
   /// The Pad folded into the consumer of `value`, when `value` is a Pad's
   /// output; null otherwise.
   const PendingPad *lookupPendingPad(llvm::StringRef value) const;
+
+  /// For a layer that absorbs a zero Pad (Conv, AveragePool): the Pad that
+  /// feeds its input #0, or null.
+  const PendingPad *getInputPad(const onnx::NodeProto &node) const {
+    return node.input_size() > 0 ? lookupPendingPad(node.input(0)) : nullptr;
+  }
+  /// Its input #0 as the layer reads it: the folded Pad's own input, or the
+  /// activation.
+  mlir::FailureOr<mlir::Value> getPaddedInput(const onnx::NodeProto &node) {
+    if (const PendingPad *pad = getInputPad(node))
+      return pad->input;
+    return getActivation(node, 0);
+  }
 
   //===--------------------------------------------------------------------===//
   // Defining what a node produces

@@ -29,20 +29,14 @@ static LogicalResult importPool(const onnx::NodeProto &node, ImportContext &ctx,
                           << "] is not supported (only 1)";
   if (intAttr(node, "storage_order").value_or(0) != 0)
     return ctx.fail(node) << "attribute storage_order=1 is not supported";
-  const PendingPad *pad =
-      node.input_size() > 0 ? ctx.lookupPendingPad(node.input(0)) : nullptr;
+  const PendingPad *pad = ctx.getInputPad(node);
   if (pad && (kind != PoolKind::Avg || global))
     return ctx.fail(node)
            << "consumes a Pad; zero padding is not max pooling's padding";
-  Value x;
-  if (pad) {
-    x = pad->input;
-  } else {
-    FailureOr<Value> a = ctx.getActivation(node, 0);
-    if (failed(a))
-      return failure();
-    x = *a;
-  }
+  FailureOr<Value> input = ctx.getPaddedInput(node);
+  if (failed(input))
+    return failure();
+  Value x = *input;
   Shape in = shapeOf(x);
   if (in.size() != 4)
     return ctx.fail(node) << "only 2-D pooling is supported; the input is "
@@ -85,10 +79,7 @@ static LogicalResult importPool(const onnx::NodeProto &node, ImportContext &ctx,
     if (llvm::any_of(pads, [](int64_t p) { return p != 0; }) && !includePad)
       return ctx.fail(node) << "a folded Pad needs count_include_pad when "
                                "the pool pads too";
-    pads[0] += pad->top;
-    pads[1] += pad->left;
-    pads[2] += pad->bottom;
-    pads[3] += pad->right;
+    pad->addTo(pads);
     includePad = true;
   }
   Shape out = {in[0], in[1], 0, 0};

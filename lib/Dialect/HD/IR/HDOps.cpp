@@ -352,8 +352,9 @@ LogicalResult BatchNormOp::verify() {
 }
 
 SharedStatistics BatchNormOp::getSharedStatistics() {
-  // Per channel, the sum and the sum of squares (forward), then of the
-  // gradient and its product with the input (backward): two floats each.
+  // Per channel, the sum and the sum of squares (forward), then the sums
+  // of the gradient and of its product with the input (backward); the
+  // model counts each pair as two floats.
   return {/*perDims=*/1u << 1, /*bytesPerIndex=*/8, /*rounds=*/2};
 }
 
