@@ -19,7 +19,7 @@ PLAIN = {"Tiling": {"Tiling"},
          "Search": {"Search"},
          "CostModel": {"CostModel", "Tiling"},
          "Strategy": {"Strategy", "CostModel", "Search", "Tiling"}}
-DIALECT = {"Dialect/HD/IR", "Tiling", "CostModel/LayerKind.h"}
+DIALECT = {"Dialect/HD/IR", "Tiling", "CostModel/CostKind.h"}
 ALLOWED = dict(PLAIN)
 ALLOWED.update({
     "Dialect/HD/IR": DIALECT,

@@ -95,7 +95,7 @@ double CostModel::rooflineMs(double flops, double bytes, bool dense) const {
 
 double CostModel::analyticComputeMs(const Layer &layer,
                                     const ParallelConfig &config) const {
-  if (layer.kind == LayerKind::View)
+  if (layer.kind == CostKind::View)
     return 0;
   TileBox tile = largestTile(layer.shape, config.degrees);
   double fraction = double(tile.volume()) /
@@ -127,15 +127,15 @@ double CostModel::analyticComputeMs(const Layer &layer,
                                            5 * weights, false)
                               : 0;
   switch (layer.kind) {
-  case LayerKind::Conv:
-  case LayerKind::Linear: {
+  case CostKind::Conv:
+  case CostKind::Linear: {
     double ms = rooflineMs(flops, in + weights + out, true) + // forward
                 rooflineMs(flops, out + in + weights, true);  // weights
     if (needsInputGradient)
       ms += rooflineMs(flops, out + weights + in, true); // data
     return ms + update;
   }
-  case LayerKind::Normalization:
+  case CostKind::Normalization:
     // Backward needs about twice the forward work (two reductions).
     return rooflineMs(flops, in + out, false) +
            rooflineMs(2 * flops, 2 * out + in, false) + update;

@@ -20,7 +20,7 @@ int64_t largestDegree(int64_t devices, int64_t size) {
 template <typename Body> void forEachLayer(const LayerGraph &graph, Body body) {
   bool afterFirstLinear = false;
   for (const Layer &layer : graph.layers) {
-    afterFirstLinear |= layer.kind == LayerKind::Linear;
+    afterFirstLinear |= layer.kind == CostKind::Linear;
     body(layer, afterFirstLinear);
   }
 }

@@ -2,6 +2,9 @@
 
 #include "hd/Strategy/StrategyKind.h"
 
+#include <iterator>
+#include <string>
+
 namespace hd {
 
 namespace {
@@ -11,7 +14,7 @@ struct Named {
   const char *name;
 };
 
-// Users may choose the first five; "imported" labels a report only.
+// Users may choose all but the last; "imported" labels a report only.
 constexpr Named kNames[] = {
     {StrategyKind::Layerwise, "layerwise"},
     {StrategyKind::Data, "data"},
@@ -38,7 +41,18 @@ std::optional<StrategyKind> parseStrategyKind(std::string_view name) {
 }
 
 const char *strategyChoices() {
-  return "layerwise, data, model, owt or exhaustive";
+  // "a, b, c or d" of the kinds users may choose.
+  static const std::string choices = [] {
+    std::string text;
+    size_t count = std::size(kNames) - 1; // without "imported"
+    for (size_t i = 0; i < count; ++i)
+      text += std::string(i == 0           ? ""
+                          : i + 1 == count ? " or "
+                                           : ", ") +
+              kNames[i].name;
+    return text;
+  }();
+  return choices.c_str();
 }
 
 } // namespace hd

@@ -1,103 +1,46 @@
-//===- LayerDesc.cpp - layer kinds and their descriptors' fields ----------===//
+//===- LayerDesc.cpp - layer descriptors and their text -------------------===//
 
 #include "hdrt/LayerDesc.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 namespace hdrt {
 
-namespace {
-
-struct KindInfo {
-  LayerKind kind;
-  const char *name;
-  std::vector<DescField> fields;
-};
-
-// clang-format off
-const std::vector<KindInfo> &kinds() {
-  static const std::vector<KindInfo> table = {
-#define HDRT_LAYER(Name, Id, Mnemonic) {LayerKind::Name, #Mnemonic, {
-#define HDRT_FIELD(Type, Field) {#Field, HDRT_IS_FLOAT_##Type, 1},
-#define HDRT_ARRAY(Type, Field, Count) {#Field, HDRT_IS_FLOAT_##Type, Count},
-#define HDRT_END_LAYER(Name) }},
-#define HDRT_IS_FLOAT_I64 false
-#define HDRT_IS_FLOAT_F64 true
-#include "hdrt/LayerKinds.def"
-#undef HDRT_IS_FLOAT_I64
-#undef HDRT_IS_FLOAT_F64
-  };
-  return table;
-}
-// clang-format on
-
-const KindInfo &info(LayerKind kind) {
-  for (const KindInfo &k : kinds())
-    if (k.kind == kind)
-      return k;
-  std::abort(); // Every LayerKind comes from the same table.
-}
-
-size_t valueCount(const std::vector<DescField> &fields) {
-  size_t n = 0;
-  for (const DescField &f : fields)
-    n += size_t(f.count);
-  return n;
-}
-
 // The structs follow the table: 8 bytes per value, no padding.
-#define HDRT_LAYER(Name, Id, Mnemonic) constexpr size_t Name##Values = 0
-#define HDRT_FIELD(Type, Field) +1
-#define HDRT_ARRAY(Type, Field, Count) +(Count)
-#define HDRT_END_LAYER(Name)                                                   \
-  ;                                                                            \
-  static_assert(Name##Values == 0 || sizeof(Name##Desc) == 8 * Name##Values,   \
+#define HDRT_LAYER(Name, Id, Mnemonic, Statistics)                             \
+  static_assert(findLayerKind(Id)->descriptorBytes() == 0 ||                   \
+                    int64_t(sizeof(Name##Desc)) ==                             \
+                        findLayerKind(Id)->descriptorBytes(),                  \
                 #Name "Desc is not its fields in order");
 #include "hdrt/LayerKinds.def"
 
-} // namespace
-
-const char *layerKindName(LayerKind kind) { return info(kind).name; }
-
-const std::vector<DescField> &descriptorFields(LayerKind kind) {
-  return info(kind).fields;
-}
-
-size_t descriptorBytes(LayerKind kind) {
-  return 8 * valueCount(info(kind).fields);
-}
-
-std::optional<LayerKind> layerKindOf(int64_t id) {
-  for (const KindInfo &k : kinds())
-    if (int64_t(k.kind) == id)
-      return k.kind;
-  return std::nullopt;
-}
-
-std::optional<LayerKind> layerKindNamed(std::string_view name) {
-  for (const KindInfo &k : kinds())
-    if (name == k.name)
-      return k.kind;
-  return std::nullopt;
+const LayerKindInfo &layerKindInfo(LayerKind kind) {
+  if (const LayerKindInfo *info = findLayerKind(int64_t(kind)))
+    return *info;
+  std::abort(); // every LayerKind comes from the same table
 }
 
 std::string descriptorToText(const LayerDescriptor &d) {
+  const LayerKindInfo &info = layerKindInfo(d.kind);
+  if (int64_t(d.bytes()) != info.descriptorBytes())
+    throw std::logic_error(std::string("a ") + info.name + " descriptor of " +
+                           std::to_string(d.bytes()) + " bytes");
   std::string text;
   size_t next = 0;
-  for (const DescField &f : descriptorFields(d.kind)) {
-    text += (text.empty() ? "" : ";") + std::string(f.name) + "=";
-    for (int i = 0; i < f.count; ++i, ++next) {
+  for (int f = 0; f < info.fieldCount; ++f) {
+    const DescField &field = info.fields[f];
+    text += (text.empty() ? "" : ";") + std::string(field.name) + "=";
+    for (int i = 0; i < field.count; ++i, ++next) {
       char value[32];
-      uint64_t word = next < d.words.size() ? d.words[next] : 0;
-      if (f.isFloat) {
+      if (field.isFloat) {
         double v;
-        std::memcpy(&v, &word, 8);
+        std::memcpy(&v, &d.words[next], 8);
         std::snprintf(value, sizeof(value), "%.17g", v);
       } else {
         std::snprintf(value, sizeof(value), "%lld",
-                      static_cast<long long>(int64_t(word)));
+                      static_cast<long long>(int64_t(d.words[next])));
       }
       text += (i ? "," : "") + std::string(value);
     }
@@ -107,10 +50,10 @@ std::string descriptorToText(const LayerDescriptor &d) {
 
 bool descriptorFromText(LayerKind kind, const std::string &text,
                         LayerDescriptor &d, std::string &error) {
-  const std::vector<DescField> &fields = descriptorFields(kind);
+  const LayerKindInfo &info = layerKindInfo(kind);
   d.kind = kind;
-  d.words.assign(valueCount(fields), 0);
-  std::vector<bool> seen(fields.size(), false);
+  d.words.assign(size_t(info.descriptorBytes() / 8), 0);
+  std::vector<bool> seen(size_t(info.fieldCount), false);
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find(';', start);
@@ -120,40 +63,52 @@ bool descriptorFromText(LayerKind kind, const std::string &text,
     start = end + 1;
     size_t eq = item.find('=');
     std::string name = item.substr(0, eq);
-    size_t index = 0, offset = 0;
-    while (index < fields.size() && name != fields[index].name)
-      offset += size_t(fields[index++].count);
-    if (eq == std::string::npos || index == fields.size() || seen[index]) {
-      error = "field '" + name + "' is not a field of " + layerKindName(kind) +
-              (index < fields.size() ? " (given twice)" : "");
+    int index = 0;
+    size_t offset = 0;
+    while (index < info.fieldCount && name != info.fields[index].name)
+      offset += size_t(info.fields[index++].count);
+    if (index == info.fieldCount) {
+      error = "field '" + name + "' is not a field of " + info.name;
       return false;
     }
-    seen[index] = true;
-    const DescField &f = fields[index];
+    if (seen[size_t(index)]) {
+      error = "field '" + name + "' of " + info.name + " is given twice";
+      return false;
+    }
+    const DescField &field = info.fields[index];
+    std::string counted = std::to_string(field.count) +
+                          (field.isFloat ? " number" : " integer") +
+                          (field.count > 1 ? "s" : "");
+    if (eq == std::string::npos) {
+      error =
+          "field '" + name + "' has no value (" + name + "=" + counted + ")";
+      return false;
+    }
+    seen[size_t(index)] = true;
     const char *p = item.c_str() + eq + 1;
-    for (int i = 0; i < f.count; ++i) {
+    for (int i = 0; i < field.count; ++i) {
       char *stop = nullptr;
       uint64_t word;
-      if (f.isFloat) {
+      errno = 0;
+      if (field.isFloat) {
         double v = std::strtod(p, &stop);
         std::memcpy(&word, &v, 8);
       } else {
         word = uint64_t(std::strtoll(p, &stop, 10));
       }
-      char expected = i + 1 < f.count ? ',' : '\0';
-      if (stop == p || *stop != expected) {
-        error = "field '" + name + "' needs " + std::to_string(f.count) +
-                (f.isFloat ? " number" : " integer") + (f.count > 1 ? "s" : "");
+      char expected = i + 1 < field.count ? ',' : '\0';
+      if (stop == p || *stop != expected || errno == ERANGE) {
+        error = "field '" + name + "' needs " + counted;
         return false;
       }
       d.words[offset + size_t(i)] = word;
       p = stop + (expected ? 1 : 0);
     }
   }
-  for (size_t i = 0; i < fields.size(); ++i)
-    if (!seen[i]) {
-      error = std::string("field '") + fields[i].name + "' of " +
-              layerKindName(kind) + " is missing";
+  for (int i = 0; i < info.fieldCount; ++i)
+    if (!seen[size_t(i)]) {
+      error = std::string("field '") + info.fields[i].name + "' of " +
+              info.name + " is missing";
       return false;
     }
   return true;

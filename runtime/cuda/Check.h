@@ -1,7 +1,8 @@
 //===- Check.h - checked CUDA, cuDNN, cuBLAS and NCCL calls -----*- C++ -*-===//
 //
-// Every library call of the CUDA device goes through CHECK: a failure
-// throws a DeviceError naming the call (the executor adds the layer).
+// Every library call of the CUDA device goes through HDRT_CUDA_CHECK: a
+// failure throws a DeviceError naming the call (the executor adds the
+// layer).
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,32 +45,7 @@ inline void check(ncclResult_t e, const char *call) {
     fail(call, ncclGetErrorString(e));
 }
 
-#define CHECK(call) ::hdrt::cuda::check((call), #call)
-
-/// Device memory that grows to the largest request and is then reused:
-/// every user runs on the compute stream, in order.
-class Scratch {
-public:
-  ~Scratch() {
-    if (data_)
-      cudaFree(data_);
-  }
-  void *get(size_t bytes) {
-    if (bytes > size_) {
-      if (data_)
-        CHECK(cudaFree(data_));
-      data_ = nullptr;
-      size_ = 0; // stays consistent if the allocation below throws
-      CHECK(cudaMalloc(&data_, bytes));
-      size_ = bytes;
-    }
-    return data_;
-  }
-
-private:
-  void *data_ = nullptr;
-  size_t size_ = 0;
-};
+#define HDRT_CUDA_CHECK(call) ::hdrt::cuda::check((call), #call)
 
 } // namespace hdrt::cuda
 

@@ -51,7 +51,7 @@ bool symmetricEnough(int64_t size, int64_t k, int64_t stride, int64_t dilation,
 
 } // namespace
 
-ConvPlans::~ConvPlans() {
+void ConvPlans::clear() {
   // Best effort: the process is ending; errors here have no one to tell.
   for (auto &[key, plan] : plans_) {
     cudnnDestroyTensorDescriptor(plan.x);
@@ -62,6 +62,7 @@ ConvPlans::~ConvPlans() {
     cudnnDestroyConvolutionDescriptor(plan.dataConv);
     cudnnDestroyConvolutionDescriptor(plan.filterConv);
   }
+  plans_.clear();
 }
 
 ConvPlan &ConvPlans::get(cudnnHandle_t dnn, const Conv2dShape &s) {
@@ -82,29 +83,31 @@ ConvPlan &ConvPlans::get(cudnnHandle_t dnn, const Conv2dShape &s) {
   int64_t wd = p.padCopy ? w.w + w.padLeft + w.padRight : w.w;
   int padH = p.padCopy ? 0 : int(w.padTop),
       padW = p.padCopy ? 0 : int(w.padLeft);
-  CHECK(cudnnCreateTensorDescriptor(&p.x));
-  CHECK(cudnnCreateTensorDescriptor(&p.y));
-  CHECK(cudnnCreateTensorDescriptor(&p.bias));
-  CHECK(cudnnCreateFilterDescriptor(&p.w));
-  CHECK(cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
-                                   int(w.n), int(w.c), int(h), int(wd)));
-  CHECK(cudnnSetFilter4dDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
-                                   int(s.outChannels), int(w.c / s.groups),
-                                   int(w.kh), int(w.kw)));
-  CHECK(cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
-                                   int(w.n), int(s.outChannels), int(w.outH()),
-                                   int(w.outW())));
-  CHECK(cudnnSetTensor4dDescriptor(p.bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
-                                   1, int(s.outChannels), 1, 1));
+  HDRT_CUDA_CHECK(cudnnCreateTensorDescriptor(&p.x));
+  HDRT_CUDA_CHECK(cudnnCreateTensorDescriptor(&p.y));
+  HDRT_CUDA_CHECK(cudnnCreateTensorDescriptor(&p.bias));
+  HDRT_CUDA_CHECK(cudnnCreateFilterDescriptor(&p.w));
+  HDRT_CUDA_CHECK(cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW,
+                                             CUDNN_DATA_FLOAT, int(w.n),
+                                             int(w.c), int(h), int(wd)));
+  HDRT_CUDA_CHECK(cudnnSetFilter4dDescriptor(
+      p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, int(s.outChannels),
+      int(w.c / s.groups), int(w.kh), int(w.kw)));
+  HDRT_CUDA_CHECK(cudnnSetTensor4dDescriptor(
+      p.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(w.n), int(s.outChannels),
+      int(w.outH()), int(w.outW())));
+  HDRT_CUDA_CHECK(cudnnSetTensor4dDescriptor(p.bias, CUDNN_TENSOR_NCHW,
+                                             CUDNN_DATA_FLOAT, 1,
+                                             int(s.outChannels), 1, 1));
   for (cudnnConvolutionDescriptor_t *conv :
        {&p.fwdConv, &p.dataConv, &p.filterConv}) {
-    CHECK(cudnnCreateConvolutionDescriptor(conv));
-    CHECK(cudnnSetConvolution2dDescriptor(
+    HDRT_CUDA_CHECK(cudnnCreateConvolutionDescriptor(conv));
+    HDRT_CUDA_CHECK(cudnnSetConvolution2dDescriptor(
         *conv, padH, padW, int(w.strideH), int(w.strideW), int(w.dilationH),
         int(w.dilationW), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-    CHECK(cudnnSetConvolutionGroupCount(*conv, int(s.groups)));
-    CHECK(cudnnSetConvolutionMathType(*conv, tf32_ ? CUDNN_DEFAULT_MATH
-                                                   : CUDNN_FMA_MATH));
+    HDRT_CUDA_CHECK(cudnnSetConvolutionGroupCount(*conv, int(s.groups)));
+    HDRT_CUDA_CHECK(cudnnSetConvolutionMathType(
+        *conv, tf32_ ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
   }
   // cuDNN's heuristic choice for each direction, once per shape (as
   // PyTorch does unless cudnn.benchmark is set): timing every algorithm
@@ -114,36 +117,36 @@ ConvPlan &ConvPlans::get(cudnnHandle_t dnn, const Conv2dShape &s) {
   int found = 0;
   size_t need = 0;
   cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-  CHECK(cudnnGetConvolutionForwardAlgorithm_v7(dnn, p.x, p.w, p.fwdConv, p.y,
-                                               CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-                                               &found, fwd));
+  HDRT_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
+      dnn, p.x, p.w, p.fwdConv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
+      fwd));
   const auto &f = pick(fwd, found, "forward");
   p.fwd = f.algo;
-  CHECK(cudnnSetConvolutionMathType(p.fwdConv, f.mathType));
-  CHECK(cudnnGetConvolutionForwardWorkspaceSize(dnn, p.x, p.w, p.fwdConv, p.y,
-                                                p.fwd, &need));
+  HDRT_CUDA_CHECK(cudnnSetConvolutionMathType(p.fwdConv, f.mathType));
+  HDRT_CUDA_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
+      dnn, p.x, p.w, p.fwdConv, p.y, p.fwd, &need));
   p.workspace = std::max(p.workspace, need);
 
   cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-  CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+  HDRT_CUDA_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
       dnn, p.w, p.y, p.dataConv, p.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
       &found, data));
   const auto &d = pick(data, found, "backward-data");
   p.bwdData = d.algo;
-  CHECK(cudnnSetConvolutionMathType(p.dataConv, d.mathType));
-  CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(dnn, p.w, p.y, p.dataConv,
-                                                     p.x, p.bwdData, &need));
+  HDRT_CUDA_CHECK(cudnnSetConvolutionMathType(p.dataConv, d.mathType));
+  HDRT_CUDA_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(
+      dnn, p.w, p.y, p.dataConv, p.x, p.bwdData, &need));
   p.workspace = std::max(p.workspace, need);
 
   cudnnConvolutionBwdFilterAlgoPerf_t
       filter[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-  CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-      dnn, p.x, p.y, p.filterConv, p.w,
-      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, filter));
+  HDRT_CUDA_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+      dnn, p.x, p.y, p.filterConv, p.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+      &found, filter));
   const auto &g = pick(filter, found, "backward-filter");
   p.bwdFilter = g.algo;
-  CHECK(cudnnSetConvolutionMathType(p.filterConv, g.mathType));
-  CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+  HDRT_CUDA_CHECK(cudnnSetConvolutionMathType(p.filterConv, g.mathType));
+  HDRT_CUDA_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
       dnn, p.x, p.y, p.filterConv, p.w, p.bwdFilter, &need));
   p.workspace = std::max(p.workspace, need);
   return plans_.emplace(key, p).first->second;

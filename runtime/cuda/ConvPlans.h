@@ -43,7 +43,11 @@ public:
   explicit ConvPlans(bool tf32) : tf32_(tf32) {}
   ConvPlans(const ConvPlans &) = delete;
   ConvPlans &operator=(const ConvPlans &) = delete;
-  ~ConvPlans();
+  ~ConvPlans() { clear(); }
+
+  /// Destroys every plan's descriptors (the device does so before it
+  /// destroys its cuDNN handle).
+  void clear();
 
   /// The plan of `s`, made with `dnn` the first time it is asked for.
   ConvPlan &get(cudnnHandle_t dnn, const Conv2dShape &s);

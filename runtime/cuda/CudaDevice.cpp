@@ -17,13 +17,15 @@
 //
 // Over 600 lines because it is one class implementing every Device method;
 // what stands alone is elsewhere: cuDNN's convolution plans (ConvPlans.cpp),
-// the checked calls (Check.h), the kernels (Kernels.cu).
+// the checked calls (Check.h), reused scratch memory (Scratch.h), the
+// kernels (Kernels.cu).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Check.h"
 #include "ConvPlans.h"
 #include "Kernels.h"
+#include "Scratch.h"
 
 #include "hdrt/Device.h"
 
@@ -75,8 +77,6 @@ template <typename Step> std::string failureOf(Step step) {
   return {};
 }
 
-
-
 ncclDataType_t ncclTypeOf(ElementType t) {
   return t == ElementType::F32 ? ncclFloat32 : ncclFloat64;
 }
@@ -104,11 +104,11 @@ public:
       ncclUniqueId id;
       std::string idProblem;
       if (rank_ == 0)
-        idProblem = failureOf([&] { CHECK(ncclGetUniqueId(&id)); });
+        idProblem = failureOf([&] { HDRT_CUDA_CHECK(ncclGetUniqueId(&id)); });
       throwIfAnyRankFailed(idProblem, rank_);
       MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
-      CHECK(ncclCommInitRank(&world_, ranks_, id, rank_));
-      CHECK(ncclCommSplit(world_, 0, rank_, &worldGradients_, nullptr));
+      HDRT_CUDA_CHECK(ncclCommInitRank(&world_, ranks_, id, rank_));
+      HDRT_CUDA_CHECK(ncclCommSplit(world_, 0, rank_, &worldGradients_, nullptr));
     }
   }
 
@@ -116,6 +116,7 @@ public:
     // Best effort: the process is ending; errors here have no one to tell.
     cudaStreamSynchronize(compute_);
     cudaStreamSynchronize(comm_);
+    convPlans_.clear();
     for (auto &[mpiComm, comms] : groups_) {
       ncclCommDestroy(comms.compute);
       ncclCommDestroy(comms.gradients);
@@ -143,62 +144,62 @@ public:
     if (bytes == 0)
       return nullptr;
     void *p = nullptr;
-    CHECK(cudaMalloc(&p, bytes));
-    CHECK(cudaMemsetAsync(p, 0, bytes, compute_));
+    HDRT_CUDA_CHECK(cudaMalloc(&p, bytes));
+    HDRT_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, compute_));
     return p;
   }
   void release(void *memory) override { cudaFree(memory); }
   void upload(void *dst, const void *host, size_t bytes) override {
     waitForGradients();
-    CHECK(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice,
+    HDRT_CUDA_CHECK(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice,
                           compute_));
   }
   void download(void *host, const void *src, size_t bytes) override {
     waitForGradients();
-    CHECK(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost,
+    HDRT_CUDA_CHECK(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost,
                           compute_));
-    CHECK(cudaStreamSynchronize(compute_));
+    HDRT_CUDA_CHECK(cudaStreamSynchronize(compute_));
   }
   void fence() override {
-    CHECK(cudaStreamSynchronize(compute_));
-    CHECK(cudaStreamSynchronize(comm_));
+    HDRT_CUDA_CHECK(cudaStreamSynchronize(compute_));
+    HDRT_CUDA_CHECK(cudaStreamSynchronize(comm_));
   }
 
   void fill(float *dst, int64_t count, float value) override {
     cuda::fill(compute_, dst, count, value);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void copyRegion(const float *src, const Box &srcBox, float *dst,
                   const Box &dstBox, const Box &region) override {
     cuda::copyRegion(compute_, src, srcBox, dst, dstBox, region, false);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void addRegion(const float *src, const Box &srcBox, float *dst,
                  const Box &dstBox, const Box &region) override {
     cuda::copyRegion(compute_, src, srcBox, dst, dstBox, region, true);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void copyRows(float *dst, int64_t dstStride, const float *src,
                 int64_t srcStride, int64_t rows, int64_t columns) override {
     if (rows <= 0 || columns <= 0)
       return;
     if (rows == 1 || (dstStride == columns && srcStride == columns))
-      CHECK(cudaMemcpyAsync(dst, src, size_t(rows * columns) * sizeof(float),
+      HDRT_CUDA_CHECK(cudaMemcpyAsync(dst, src, size_t(rows * columns) * sizeof(float),
                             cudaMemcpyDeviceToDevice, compute_));
     else
-      CHECK(cudaMemcpy2DAsync(dst, dstStride * sizeof(float), src,
+      HDRT_CUDA_CHECK(cudaMemcpy2DAsync(dst, dstStride * sizeof(float), src,
                               srcStride * sizeof(float),
                               columns * sizeof(float), rows,
                               cudaMemcpyDeviceToDevice, compute_));
   }
   bool allFinite(const float *data, int64_t count) override {
     waitForGradients();
-    CHECK(cudaMemsetAsync(deviceFlag_, 0, sizeof(int), compute_));
+    HDRT_CUDA_CHECK(cudaMemsetAsync(deviceFlag_, 0, sizeof(int), compute_));
     cuda::findNonFinite(compute_, data, count, deviceFlag_);
-    CHECK(cudaGetLastError());
-    CHECK(cudaMemcpyAsync(hostFlag_, deviceFlag_, sizeof(int),
+    HDRT_CUDA_CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaMemcpyAsync(hostFlag_, deviceFlag_, sizeof(int),
                           cudaMemcpyDeviceToHost, compute_));
-    CHECK(cudaStreamSynchronize(compute_));
+    HDRT_CUDA_CHECK(cudaStreamSynchronize(compute_));
     return *hostFlag_ == 0;
   }
 
@@ -208,11 +209,11 @@ public:
     ConvPlan &p = convPlans_.get(dnn_, s);
     const float one = 1, zero = 0;
     const float *x = padded(p, in);
-    CHECK(cudnnConvolutionForward(dnn_, &one, p.x, x, p.w, w, p.fwdConv, p.fwd,
+    HDRT_CUDA_CHECK(cudnnConvolutionForward(dnn_, &one, p.x, x, p.w, w, p.fwdConv, p.fwd,
                                   workspace_.get(p.workspace), p.workspace,
                                   &zero, p.y, out));
     if (bias)
-      CHECK(cudnnAddTensor(dnn_, &one, p.bias, bias, &one, p.y, out));
+      HDRT_CUDA_CHECK(cudnnAddTensor(dnn_, &one, p.bias, bias, &one, p.y, out));
   }
   void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
                           const float *w, float *dIn) override {
@@ -221,13 +222,13 @@ public:
     float *dx = p.padCopy ? static_cast<float *>(padScratch_.get(
                                 p.paddedBox.volume() * sizeof(float)))
                           : dIn;
-    CHECK(cudnnConvolutionBackwardData(dnn_, &one, p.w, w, p.y, dOut,
+    HDRT_CUDA_CHECK(cudnnConvolutionBackwardData(dnn_, &one, p.w, w, p.y, dOut,
                                        p.dataConv, p.bwdData, workspace_.get(p.workspace),
                                        p.workspace, &zero, p.x, dx));
     if (p.padCopy) {
       cuda::copyRegion(compute_, dx, p.paddedBox, dIn, p.inBox, p.inBox,
                        false);
-      CHECK(cudaGetLastError());
+      HDRT_CUDA_CHECK(cudaGetLastError());
     }
   }
   void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
@@ -236,60 +237,60 @@ public:
     ConvPlan &p = convPlans_.get(dnn_, s);
     const float one = 1, zero = 0;
     const float *x = padded(p, in);
-    CHECK(cudnnConvolutionBackwardFilter(
+    HDRT_CUDA_CHECK(cudnnConvolutionBackwardFilter(
         dnn_, &one, p.x, x, p.y, dOut, p.filterConv, p.bwdFilter,
         workspace_.get(p.workspace), p.workspace, &zero, p.w, dW));
     if (dBias)
-      CHECK(cudnnConvolutionBackwardBias(dnn_, &one, p.y, dOut, &zero, p.bias,
+      HDRT_CUDA_CHECK(cudnnConvolutionBackwardBias(dnn_, &one, p.y, dOut, &zero, p.bias,
                                          dBias));
   }
   void fillChannels(int64_t n, int64_t c, int64_t hw, const float *perChannel,
                     float *out) override {
     cuda::fillChannels(compute_, n, c, hw, perChannel, out);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void sumChannels(int64_t n, int64_t c, int64_t hw, const float *in,
                    float *out) override {
     cuda::sumChannels(compute_, n, c, hw, in, out);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
 
   //===--- Pooling and element-wise layers --------------------------------===//
   void pool2dForward(const Pool2dShape &s, const float *in,
                      float *out) override {
     cuda::pool2dForward(compute_, s, in, out);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
                       float *dIn) override {
     cuda::pool2dBackward(compute_, s, in, dOut, dIn);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void reluForward(int64_t count, const float *in, float *out) override {
     cuda::reluForward(compute_, count, in, out);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void reluBackward(int64_t count, const float *in, const float *dOut,
                     float *dIn) override {
     cuda::reluBackward(compute_, count, in, dOut, dIn);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void add(int64_t count, const float *a, const float *b,
            float *out) override {
     cuda::add(compute_, count, a, b, out);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void dropout(const TileRegion &tile, uint64_t seed, uint64_t stream,
                float ratio, const float *in, float *out) override {
     cuda::dropout(compute_, tile, seed, stream, ratio, in, out);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
                    float *param, const float *grad, float *velocity) override {
     waitForGradients();
     cuda::sgdMomentum(compute_, count, lr, momentum, weightDecay, param, grad,
                       velocity);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
 
   //===--- Fully-connected layers on cuBLAS --------------------------------===//
@@ -297,28 +298,28 @@ public:
   void linearForward(int64_t n, int64_t f, int64_t k, const float *in,
                      const float *w, const float *bias, float *out) override {
     const float one = 1, zero = 0;
-    CHECK(cublasSgemm(blas_, CUBLAS_OP_T, CUBLAS_OP_N, int(k), int(n), int(f),
+    HDRT_CUDA_CHECK(cublasSgemm(blas_, CUBLAS_OP_T, CUBLAS_OP_N, int(k), int(n), int(f),
                       &one, w, int(f), in, int(f), &zero, out, int(k)));
     if (bias) {
       cuda::addRowBias(compute_, n, k, bias, out);
-      CHECK(cudaGetLastError());
+      HDRT_CUDA_CHECK(cudaGetLastError());
     }
   }
   void linearBackwardData(int64_t n, int64_t f, int64_t k, const float *dOut,
                           const float *w, float *dIn) override {
     const float one = 1, zero = 0;
-    CHECK(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_N, int(f), int(n), int(k),
+    HDRT_CUDA_CHECK(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_N, int(f), int(n), int(k),
                       &one, w, int(f), dOut, int(k), &zero, dIn, int(f)));
   }
   void linearBackwardWeights(int64_t n, int64_t f, int64_t k, const float *in,
                              const float *dOut, float *dW,
                              float *dBias) override {
     const float one = 1, zero = 0;
-    CHECK(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, int(f), int(k), int(n),
+    HDRT_CUDA_CHECK(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, int(f), int(k), int(n),
                       &one, in, int(f), dOut, int(k), &zero, dW, int(f)));
     if (dBias) {
       cuda::sumRows(compute_, n, k, dOut, dBias);
-      CHECK(cudaGetLastError());
+      HDRT_CUDA_CHECK(cudaGetLastError());
     }
   }
 
@@ -327,13 +328,13 @@ public:
                             double *sums) override {
     cuda::batchNormPartialSums(compute_, n, c, hw, in,
                                batchNormScratch(n, c, hw), sums);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void batchNormStatistics(int64_t c, int64_t count, double eps,
                            const double *sums, float *mean,
                            float *invStd) override {
     cuda::batchNormStatistics(compute_, c, count, eps, sums, mean, invStd);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
                         const float *mean, const float *invStd,
@@ -341,7 +342,7 @@ public:
                         float *out) override {
     cuda::batchNormForward(compute_, n, c, hw, in, mean, invStd, scale, shift,
                            out);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
                                     const float *in, const float *dOut,
@@ -350,12 +351,12 @@ public:
     cuda::batchNormBackwardPartialSums(compute_, n, c, hw, in, dOut, mean,
                                        invStd, batchNormScratch(n, c, hw),
                                        sums);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void batchNormParamGrads(int64_t c, const double *sums, float *dScale,
                            float *dShift) override {
     cuda::batchNormParamGrads(compute_, c, sums, dScale, dShift);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
                              const float *in, const float *dOut,
@@ -364,17 +365,17 @@ public:
                              float *dIn) override {
     cuda::batchNormBackwardData(compute_, n, c, hw, count, in, dOut, mean,
                                 invStd, scale, sums, dIn);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
                          float *max) override {
     cuda::softmaxPartialMax(compute_, n, k, logits, max);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void softmaxPartialSum(int64_t n, int64_t k, const float *logits,
                          const float *max, double *sum) override {
     cuda::softmaxPartialSum(compute_, n, k, logits, max, sum);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
   double softmaxCrossEntropyPartialLoss(int64_t n, int64_t k,
                                         int64_t classOffset,
@@ -384,10 +385,10 @@ public:
                                         const double *sum) override {
     cuda::softmaxCrossEntropyPartialLoss(compute_, n, k, classOffset, logits,
                                          labels, max, sum, deviceLoss_);
-    CHECK(cudaGetLastError());
-    CHECK(cudaMemcpyAsync(hostLoss_, deviceLoss_, sizeof(double),
+    HDRT_CUDA_CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaMemcpyAsync(hostLoss_, deviceLoss_, sizeof(double),
                           cudaMemcpyDeviceToHost, compute_));
-    CHECK(cudaStreamSynchronize(compute_));
+    HDRT_CUDA_CHECK(cudaStreamSynchronize(compute_));
     return *hostLoss_;
   }
   void softmaxCrossEntropyBackward(int64_t n, int64_t k, int64_t classOffset,
@@ -398,7 +399,7 @@ public:
     cuda::softmaxCrossEntropyBackward(compute_, n, k, classOffset,
                                       globalBatch, logits, labels, max, sum,
                                       dLogits);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
 
   //===--- Communication on NCCL -------------------------------------------===//
@@ -409,8 +410,8 @@ public:
       return;
     int nccl = color == MPI_UNDEFINED ? NCCL_SPLIT_NOCOLOR : color;
     GroupComms comms;
-    CHECK(ncclCommSplit(world_, nccl, key, &comms.compute, nullptr));
-    CHECK(ncclCommSplit(worldGradients_, nccl, key, &comms.gradients,
+    HDRT_CUDA_CHECK(ncclCommSplit(world_, nccl, key, &comms.compute, nullptr));
+    HDRT_CUDA_CHECK(ncclCommSplit(worldGradients_, nccl, key, &comms.gradients,
                         nullptr));
     if (comms.compute)
       groups_[group] = comms;
@@ -419,7 +420,7 @@ public:
   int allReduce(MPI_Comm comm, void *data, int64_t count, ElementType type,
                 ReduceOp op) override {
     if (ncclComm_t c = ncclOf(comm, /*gradients=*/false))
-      CHECK(ncclAllReduce(data, data, size_t(count), ncclTypeOf(type),
+      HDRT_CUDA_CHECK(ncclAllReduce(data, data, size_t(count), ncclTypeOf(type),
                           op == ReduceOp::Sum ? ncclSum : ncclMax, c,
                           compute_));
     return 0;
@@ -429,9 +430,9 @@ public:
     if (!c)
       return 0;
     // The gradients are complete when the compute stream reaches here.
-    CHECK(cudaEventRecord(ready_, compute_));
-    CHECK(cudaStreamWaitEvent(comm_, ready_, 0));
-    CHECK(ncclAllReduce(data, data, size_t(count), ncclFloat32, ncclSum, c,
+    HDRT_CUDA_CHECK(cudaEventRecord(ready_, compute_));
+    HDRT_CUDA_CHECK(cudaStreamWaitEvent(comm_, ready_, 0));
+    HDRT_CUDA_CHECK(ncclAllReduce(data, data, size_t(count), ncclFloat32, ncclSum, c,
                         comm_));
     gradientsPending_ = true;
     return 0;
@@ -475,8 +476,8 @@ private:
     else
       MPI_Comm_rank(node, &local);
     gpu_ = local % count;
-    CHECK(cudaSetDevice(gpu_));
-    CHECK(cudaDeviceGetPCIBusId(busId.data(), int(busId.size()), gpu_));
+    HDRT_CUDA_CHECK(cudaSetDevice(gpu_));
+    HDRT_CUDA_CHECK(cudaDeviceGetPCIBusId(busId.data(), int(busId.size()), gpu_));
   }
 
   /// Why this rank cannot keep its GPU: another rank of the node picked the
@@ -506,20 +507,20 @@ private:
 
   void createStreamsAndHandles() {
     cudaDeviceProp props;
-    CHECK(cudaGetDeviceProperties(&props, gpu_));
+    HDRT_CUDA_CHECK(cudaGetDeviceProperties(&props, gpu_));
     name_ = props.name;
-    CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
-    CHECK(cudaStreamCreateWithFlags(&comm_, cudaStreamNonBlocking));
-    CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
-    CHECK(cudaEventCreateWithFlags(&synced_, cudaEventDisableTiming));
-    CHECK(cudnnCreate(&dnn_));
-    CHECK(cudnnSetStream(dnn_, compute_));
-    CHECK(cublasCreate(&blas_));
-    CHECK(cublasSetStream(blas_, compute_));
-    CHECK(cudaMallocHost(&hostFlag_, sizeof(int)));
-    CHECK(cudaMallocHost(&hostLoss_, sizeof(double)));
-    CHECK(cudaMalloc(&deviceFlag_, sizeof(int)));
-    CHECK(cudaMalloc(&deviceLoss_, sizeof(double)));
+    HDRT_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+    HDRT_CUDA_CHECK(cudaStreamCreateWithFlags(&comm_, cudaStreamNonBlocking));
+    HDRT_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    HDRT_CUDA_CHECK(cudaEventCreateWithFlags(&synced_, cudaEventDisableTiming));
+    HDRT_CUDA_CHECK(cudnnCreate(&dnn_));
+    HDRT_CUDA_CHECK(cudnnSetStream(dnn_, compute_));
+    HDRT_CUDA_CHECK(cublasCreate(&blas_));
+    HDRT_CUDA_CHECK(cublasSetStream(blas_, compute_));
+    HDRT_CUDA_CHECK(cudaMallocHost(&hostFlag_, sizeof(int)));
+    HDRT_CUDA_CHECK(cudaMallocHost(&hostLoss_, sizeof(double)));
+    HDRT_CUDA_CHECK(cudaMalloc(&deviceFlag_, sizeof(int)));
+    HDRT_CUDA_CHECK(cudaMalloc(&deviceLoss_, sizeof(double)));
   }
 
   /// A group's two NCCL communicators: one for the compute stream, one
@@ -541,7 +542,7 @@ private:
       throw DeviceError("a group without an NCCL communicator");
     ncclComm_t c = gradients ? it->second.gradients : it->second.compute;
     int size = 1;
-    CHECK(ncclCommCount(c, &size));
+    HDRT_CUDA_CHECK(ncclCommCount(c, &size));
     return size > 1 ? c : nullptr;
   }
 
@@ -577,23 +578,23 @@ private:
                          m.box, false);
         offset += size_t(m.box.volume());
       }
-    CHECK(cudaGetLastError());
-    CHECK(ncclGroupStart());
+    HDRT_CUDA_CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(ncclGroupStart());
     offset = 0;
     for (const mpi::Move &m : plan)
       if ((forward ? m.src : m.dst) == rank_) {
-        CHECK(ncclSend(staging + offset, size_t(m.box.volume()), ncclFloat32,
+        HDRT_CUDA_CHECK(ncclSend(staging + offset, size_t(m.box.volume()), ncclFloat32,
                        forward ? m.dst : m.src, world_, compute_));
         offset += size_t(m.box.volume());
       }
     size_t received = offset;
     for (const mpi::Move &m : plan)
       if ((forward ? m.dst : m.src) == rank_) {
-        CHECK(ncclRecv(staging + offset, size_t(m.box.volume()), ncclFloat32,
+        HDRT_CUDA_CHECK(ncclRecv(staging + offset, size_t(m.box.volume()), ncclFloat32,
                        forward ? m.src : m.dst, world_, compute_));
         offset += size_t(m.box.volume());
       }
-    CHECK(ncclGroupEnd());
+    HDRT_CUDA_CHECK(ncclGroupEnd());
     offset = received;
     for (const mpi::Move &m : plan) // unpack what this rank received
       if ((forward ? m.dst : m.src) == rank_) {
@@ -601,14 +602,14 @@ private:
                          /*add=*/!forward);
         offset += size_t(m.box.volume());
       }
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
   }
 
   void waitForGradients() {
     if (!gradientsPending_)
       return;
-    CHECK(cudaEventRecord(synced_, comm_));
-    CHECK(cudaStreamWaitEvent(compute_, synced_, 0));
+    HDRT_CUDA_CHECK(cudaEventRecord(synced_, comm_));
+    HDRT_CUDA_CHECK(cudaStreamWaitEvent(compute_, synced_, 0));
     gradientsPending_ = false;
   }
 
@@ -625,10 +626,9 @@ private:
         padScratch_.get(p.paddedBox.volume() * sizeof(float)));
     cuda::fill(compute_, copy, p.paddedBox.volume(), 0.0f);
     cuda::copyRegion(compute_, in, p.inBox, copy, p.paddedBox, p.inBox, false);
-    CHECK(cudaGetLastError());
+    HDRT_CUDA_CHECK(cudaGetLastError());
     return copy;
   }
-
 
   DeviceOptions options_;
   int gpu_ = 0, rank_ = 0, ranks_ = 1;

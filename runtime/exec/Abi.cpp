@@ -10,6 +10,7 @@
 
 #include "Program.h"
 
+#include "hdrt/LayerTable.h"
 #include "hdrt/hdrt.h"
 
 #include <cstdio>
@@ -67,11 +68,23 @@ auto guarded(Body body) -> decltype(body()) {
 extern "C" {
 
 void hdrt_init(int32_t argc, void *argv, int64_t devices, void *modelName,
-               void *modelHash) {
+               void *modelHash, int64_t tables) {
   int provided = 0;
   MPI_Init_thread(&argc, reinterpret_cast<char ***>(&argv),
                   MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+  // The layer descriptors and calls of a program compiled with other tables
+  // would be misread: refuse it before reading any.
+  if (tables != hdrt::kTablesFingerprint) {
+    char message[160];
+    std::snprintf(message, sizeof(message),
+                  "this program was compiled for another hdrt runtime "
+                  "(tables %016llx; this runtime's are %016llx): compile it "
+                  "again with this hd",
+                  static_cast<unsigned long long>(tables),
+                  static_cast<unsigned long long>(hdrt::kTablesFingerprint));
+    collectiveExit(message);
+  }
   char **args = static_cast<char **>(argv);
   const char *programName = argc > 0 && args[0] ? args[0] : "program";
   Options options;
@@ -106,10 +119,10 @@ void hdrt_define_layer(int64_t layer, int64_t kind, void *name, int64_t rank,
                        void *shape, void *degrees, int64_t operands,
                        void *descriptor, int64_t descriptorBytes) {
   guarded([&] {
-    std::optional<hdrt::LayerKind> known = hdrt::layerKindOf(kind);
+    const hdrt::LayerKindInfo *known = hdrt::findLayerKind(kind);
     if (!known)
       throw Error("unknown layer kind " + std::to_string(kind));
-    get().defineLayer(layer, *known, static_cast<const char *>(name),
+    get().defineLayer(layer, known->kind, static_cast<const char *>(name),
                       static_cast<int>(rank),
                       static_cast<const int64_t *>(shape),
                       static_cast<const int64_t *>(degrees), operands,

@@ -8,12 +8,12 @@ namespace hdrt::exec {
 
 // Each kind's file defines its accessor; a kind in LayerKinds.def without
 // one does not link.
-#define HDRT_LAYER(Name, Id, Mnemonic) const LayerImpl &Name##Impl();
+#define HDRT_LAYER(Name, Id, Mnemonic, Statistics) const LayerImpl &Name##Impl();
 #include "hdrt/LayerKinds.def"
 
 const LayerImpl &layerImpl(LayerKind kind) {
   switch (kind) {
-#define HDRT_LAYER(Name, Id, Mnemonic)                                         \
+#define HDRT_LAYER(Name, Id, Mnemonic, Statistics)                                         \
   case LayerKind::Name:                                                        \
     return Name##Impl();
 #include "hdrt/LayerKinds.def"

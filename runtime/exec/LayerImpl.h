@@ -32,22 +32,20 @@ class LayerImpl {
 public:
   virtual ~LayerImpl() = default;
 
-  /// The dimensions whose block indices group the tasks that combine
-  /// statistics (bit d: dimension d; batch norm: the channel, the loss: the
-  /// sample). Such a layer gets `statsComm`. 0: its tasks compute alone.
-  virtual unsigned statisticsPerDims() const { return 0; }
   /// The loss ends the forward pass; its tiles' partial losses make the
   /// step's loss. It keeps no output tensor.
   virtual bool isLoss() const { return false; }
 
   /// Checks the descriptor against the shapes (every rank) and sets up
-  /// this rank's state for its task (`l.task >= 0`): geometry, buffers.
+  /// this rank's state for its task (`l.task >= 0`): geometry, buffers. The
+  /// tasks that combine statistics already share `l.statsComm`, grouped as
+  /// the kind's entry in LayerKinds.def says.
   virtual void prepare(Program &p, Layer &l) const {}
   /// The parameters the layer owns, in checkpoint order.
   virtual std::vector<ParamSpec> params(const Layer &l) const { return {}; }
   /// The box of operand `e`'s tensor (`whole`) that this rank's task reads;
   /// by default the task's own tile, as elementwise layers read.
-  virtual Box inputBox(const Layer &l, Edge &e, const Box &whole) const {
+  virtual Box inputBox(const Layer &l, const Edge &e, const Box &whole) const {
     return l.tile;
   }
 

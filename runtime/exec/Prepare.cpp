@@ -121,7 +121,8 @@ void Program::prepareLayer(Layer &l) {
   // A groups' communicator for the layer-internal reductions: the tasks
   // with the same block indices along the dimensions the kind names (batch
   // norm: its channels; the loss: its samples).
-  if (unsigned dims = l.impl->statisticsPerDims(); dims && !profiling_) {
+  if (unsigned dims = layerKindInfo(l.descriptor.kind).statisticsPerDims;
+      dims && !profiling_) {
     int color = MPI_UNDEFINED;
     if (l.task >= 0) {
       color = 0;

@@ -105,10 +105,9 @@ LayerProfile profileLayer(const LayerProfileRequest &r) {
                         r.layer.data(), int64_t(r.layer.bytes()));
     for (size_t i = 0; i < r.operands.size(); ++i) {
       const ProfileOperand &o = r.operands[i];
-      program.defineEdge(int64_t(i), 0, int64_t(i),
-                         o.labels ? HDRT_LABELS : HDRT_IMAGES,
-                         static_cast<int>(o.shape.size()), o.shape.data(),
-                         nullptr, 0);
+      program.defineEdge(
+          int64_t(i), 0, int64_t(i), o.labels ? HDRT_LABELS : HDRT_IMAGES,
+          static_cast<int>(o.shape.size()), o.shape.data(), nullptr, 0);
       if (o.gradient && !o.labels)
         program.wantInputGradient(int64_t(i));
     }
@@ -278,11 +277,16 @@ HostProfile profileHost() {
     return ms;
   };
   LayerProfileRequest conv;
-  Conv2dDesc conv3x3{/*out_channels=*/64, /*kernel=*/{3, 3},
-                     /*stride=*/{1, 1},   /*padding=*/{1, 1, 1, 1},
-                     /*dilation=*/{1, 1}, /*groups=*/1,
-                     /*bias=*/0};
-  conv.layer = LayerDescriptor::of(LayerKind::Conv2d, conv3x3);
+  Conv2dDesc conv3x3{};
+  conv3x3.out_channels = 64;
+  conv3x3.kernel[0] = conv3x3.kernel[1] = 3;
+  conv3x3.stride[0] = conv3x3.stride[1] = 1;
+  for (int64_t &pad : conv3x3.padding)
+    pad = 1;
+  conv3x3.dilation[0] = conv3x3.dilation[1] = 1;
+  conv3x3.groups = 1;
+  conv3x3.bias = 0;
+  conv.layer = LayerDescriptor::of(conv3x3);
   conv.name = "calibrate/conv3x3";
   conv.shape = {8, 64, 32, 32};
   conv.degrees = {1, 1, 1, 1};

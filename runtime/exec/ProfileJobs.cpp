@@ -67,9 +67,9 @@ std::string jobToText(const ProfileJob &job) {
                 (r.operands[i].labels ? "1" : "0") + "/" +
                 (r.operands[i].gradient ? "1" : "0");
   std::string text = job.signature + "\t" + list(job.tile) + "\t" + r.name +
-                     "\t" + layerKindName(r.layer.kind) + "\t" + list(r.shape) +
-                     "\t" + list(r.degrees) + "\t" + descriptorToText(r.layer) +
-                     "\t" + operands;
+                     "\t" + layerKindInfo(r.layer.kind).name + "\t" +
+                     list(r.shape) + "\t" + list(r.degrees) + "\t" +
+                     descriptorToText(r.layer) + "\t" + operands;
   if (job.times) {
     char times[96];
     std::snprintf(times, sizeof(times), "\t%.6f\t%.6f\t%.6f", (*job.times)[0],
@@ -82,14 +82,14 @@ std::string jobToText(const ProfileJob &job) {
 bool jobFromText(const std::string &line, ProfileJob &job, std::string &error) {
   std::vector<std::string> f = split(line, '\t');
   LayerProfileRequest &r = job.request;
-  std::optional<LayerKind> kind =
-      f.size() >= 8 ? layerKindNamed(f[3]) : std::nullopt;
+  const LayerKindInfo *kind =
+      f.size() >= 8 ? findLayerKindNamed(f[3]) : nullptr;
   if (!kind || !integers(f[1], job.tile) || !integers(f[4], r.shape) ||
       !integers(f[5], r.degrees)) {
     error = "not a profile job line";
     return false;
   }
-  if (!descriptorFromText(*kind, f[6], r.layer, error))
+  if (!descriptorFromText(kind->kind, f[6], r.layer, error))
     return false;
   job.signature = f[0];
   r.name = f[2];

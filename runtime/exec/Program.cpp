@@ -78,11 +78,11 @@ void Program::defineLayer(int64_t id, LayerKind kind, std::string name,
     throw Error("layers must be defined in order: got " + std::to_string(id));
   if (rank < 1 || rank > 4 || operands < 1)
     throw Error("layer '" + name + "' has an unsupported shape");
-  if (bytes != int64_t(descriptorBytes(kind)) || (bytes > 0 && !descriptor))
+  const LayerKindInfo &info = layerKindInfo(kind);
+  if (bytes != info.descriptorBytes() || (bytes > 0 && !descriptor))
     throw Error("layer '" + name + "' has a " + std::to_string(bytes) +
-                "-byte descriptor; a " + layerKindName(kind) + " takes " +
-                std::to_string(descriptorBytes(kind)) +
-                " (was the program compiled for another runtime?)");
+                "-byte descriptor; a " + info.name + " takes " +
+                std::to_string(info.descriptorBytes()));
   Layer &l = layers_.emplace_back();
   l.id = id;
   l.impl = &layerImpl(kind);

@@ -101,9 +101,7 @@ struct Layer {
   std::unique_ptr<LayerState> state;
   double partialLoss = 0; // the loss layer: this tile's summed loss
 
-  template <typename Desc> const Desc &desc() const {
-    return descriptor.as<Desc>();
-  }
+  template <typename Desc> Desc desc() const { return descriptor.as<Desc>(); }
   template <typename State> State &stateAs() const {
     return static_cast<State &>(*state);
   }
@@ -116,10 +114,8 @@ struct Edge {
   std::string name; // "producer -> consumer"
   Layer *consumer = nullptr;
   int operand = 0;
-  int64_t producer = -1;     // a layer id, HDRT_IMAGES or HDRT_LABELS
-  Partition source;          // the producer's tensor shape (degrees unused)
-  int64_t channelOffset = 0; // where its channels start in the consumer's
-                             // output (concatenation)
+  int64_t producer = -1; // a layer id, HDRT_IMAGES or HDRT_LABELS
+  Partition source;      // the producer's tensor shape (degrees unused)
   std::vector<mpi::Move> plan;
   bool explicitTransfer = false;
   bool wantsGradient = false; // profiling: an operand standing in for a
@@ -213,7 +209,6 @@ private:
   void prepareEdge(Edge &e);
   void checkPlan(const Edge &e) const;
   void checkOutputs();
-  void initParams(Layer &l);
   int64_t syntheticLabel(int64_t step, int64_t sample) const;
   void fillInput(Edge &e, int64_t step);
   void syntheticImages(const Edge &e, int64_t step, float *out) const;

@@ -22,7 +22,7 @@ inline Layer fcLayer() {
   Layer l;
   l.name = "fc";
   l.op = "linear";
-  l.kind = LayerKind::Linear;
+  l.kind = CostKind::Linear;
   l.shape = {64, 1000};
   l.params = 1000 * 512 + 1000;
   l.forwardFlops = 2LL * 64 * 1000 * 512;

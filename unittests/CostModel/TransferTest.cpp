@@ -39,7 +39,7 @@ Machine testMachine(int64_t nodes, int64_t perNode) {
 Layer convLike(std::vector<int64_t> in, int64_t outChannels, Window w,
                int64_t groups) {
   Layer l;
-  l.kind = LayerKind::Conv;
+  l.kind = CostKind::Conv;
   l.shape = {in[0], outChannels, w.outputSize(in[2]), w.outputSize(in[3])};
   l.inputs = {{0, in}};
   l.inputBox = [=](unsigned, const TileBox &t) {

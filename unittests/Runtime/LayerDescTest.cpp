@@ -14,56 +14,83 @@ using namespace hdrt;
 
 TEST(LayerDesc, StructsAreTheirFieldsInOrder) {
   Conv2dDesc conv{64, {3, 5}, {1, 2}, {1, 2, 3, 4}, {1, 1}, 8, 1};
-  LayerDescriptor d = LayerDescriptor::of(LayerKind::Conv2d, conv);
-  EXPECT_EQ(d.bytes(), descriptorBytes(LayerKind::Conv2d));
+  LayerDescriptor d = LayerDescriptor::of(conv);
+  EXPECT_EQ(d.kind, LayerKind::Conv2d);
+  EXPECT_EQ(int64_t(d.bytes()),
+            layerKindInfo(LayerKind::Conv2d).descriptorBytes());
   EXPECT_EQ(d.bytes(), sizeof(Conv2dDesc));
   EXPECT_EQ(descriptorToText(d), "out_channels=64;kernel=3,5;stride=1,2;"
                                  "padding=1,2,3,4;dilation=1,1;groups=8;"
                                  "bias=1");
   EXPECT_EQ(d.as<Conv2dDesc>().padding[3], 4);
-  EXPECT_EQ(descriptorBytes(LayerKind::Relu), 0u);
-  EXPECT_EQ(descriptorBytes(LayerKind::BatchNorm), sizeof(BatchNormDesc));
+  EXPECT_THROW(d.as<LinearDesc>(), std::logic_error);
+  EXPECT_EQ(layerKindInfo(LayerKind::Relu).descriptorBytes(), 0);
+  EXPECT_EQ(layerKindInfo(LayerKind::BatchNorm).descriptorBytes(),
+            int64_t(sizeof(BatchNormDesc)));
+  // The table's statistics groups: batch norm per channel, the loss per
+  // sample, every other kind none.
+  EXPECT_EQ(layerKindInfo(LayerKind::BatchNorm).statisticsPerDims, 0x2u);
+  EXPECT_EQ(layerKindInfo(LayerKind::SoftmaxCrossEntropy).statisticsPerDims,
+            0x1u);
+  EXPECT_EQ(layerKindInfo(LayerKind::Conv2d).statisticsPerDims, 0u);
 }
 
 TEST(LayerDesc, EveryKindRoundTripsThroughText) {
-  for (int64_t id = 0; std::optional<LayerKind> kind = layerKindOf(id); ++id) {
+  int kinds = 0;
+  for (const LayerKindInfo &info : kLayerKinds) {
     LayerDescriptor d;
-    d.kind = *kind;
+    d.kind = info.kind;
     // Distinct values in every word: integers, or floats with many digits.
-    size_t words = descriptorBytes(*kind) / 8, next = 0;
-    for (const DescField &f : descriptorFields(*kind))
-      for (int i = 0; i < f.count; ++i, ++next) {
+    size_t next = 0;
+    for (int f = 0; f < info.fieldCount; ++f)
+      for (int i = 0; i < info.fields[f].count; ++i, ++next) {
         uint64_t w;
-        if (f.isFloat) {
+        if (info.fields[f].isFloat) {
           double v = 0.1 + 1.0 / double(next + 3);
-          __builtin_memcpy(&w, &v, 8);
+          std::memcpy(&w, &v, 8);
         } else {
           w = uint64_t(int64_t(next) * 7 - 3);
         }
         d.words.push_back(w);
       }
-    ASSERT_EQ(d.words.size(), words);
+    ASSERT_EQ(int64_t(d.bytes()), info.descriptorBytes()) << info.name;
     LayerDescriptor back;
     std::string error;
-    ASSERT_TRUE(descriptorFromText(*kind, descriptorToText(d), back, error))
-        << layerKindName(*kind) << ": " << error;
-    EXPECT_EQ(back.words, d.words) << layerKindName(*kind);
-    EXPECT_EQ(layerKindNamed(layerKindName(*kind)), kind);
+    ASSERT_TRUE(descriptorFromText(info.kind, descriptorToText(d), back, error))
+        << info.name << ": " << error;
+    EXPECT_EQ(back.words, d.words) << info.name;
+    EXPECT_EQ(findLayerKindNamed(info.name), &info);
+    EXPECT_EQ(findLayerKind(int64_t(info.kind)), &info);
+    ++kinds;
   }
-  EXPECT_FALSE(layerKindOf(-1));
-  EXPECT_FALSE(layerKindNamed("conv3d"));
+  EXPECT_EQ(kinds, 10);
+  EXPECT_FALSE(findLayerKind(-1));
+  EXPECT_FALSE(findLayerKindNamed("conv3d"));
 }
 
 TEST(LayerDesc, AWrongFieldIsNamed) {
   LayerDescriptor d;
   std::string error;
-  EXPECT_FALSE(
-      descriptorFromText(LayerKind::Linear, "out_features=3", d, error));
-  EXPECT_EQ(error, "field 'bias' of linear is missing");
-  EXPECT_FALSE(descriptorFromText(LayerKind::Linear,
-                                  "out_features=3;bias=1;bias=0", d, error));
-  EXPECT_EQ(error, "field 'bias' is not a field of linear (given twice)");
-  EXPECT_FALSE(descriptorFromText(LayerKind::Dropout, "ratio=x", d, error));
-  EXPECT_EQ(error, "field 'ratio' needs 1 number");
-  EXPECT_TRUE(descriptorFromText(LayerKind::Relu, "", d, error)) << error;
+  auto parse = [&](LayerKind kind, const std::string &text) {
+    bool ok = descriptorFromText(kind, text, d, error);
+    return ok ? std::string("ok") : error;
+  };
+  EXPECT_EQ(parse(LayerKind::Linear, "out_features=3"),
+            "field 'bias' of linear is missing");
+  EXPECT_EQ(parse(LayerKind::Linear, "out_features=3;bias=1;bias=0"),
+            "field 'bias' of linear is given twice");
+  EXPECT_EQ(parse(LayerKind::Linear, "out_feature=3;bias=1"),
+            "field 'out_feature' is not a field of linear");
+  EXPECT_EQ(parse(LayerKind::Linear, "out_features;bias=1"),
+            "field 'out_features' has no value (out_features=1 integer)");
+  EXPECT_EQ(
+      parse(LayerKind::Linear, "out_features=99999999999999999999;bias=1"),
+      "field 'out_features' needs 1 integer");
+  EXPECT_EQ(parse(LayerKind::Dropout, "ratio=x"),
+            "field 'ratio' needs 1 number");
+  EXPECT_EQ(parse(LayerKind::Conv2d,
+                  "out_channels=1;kernel=3;stride=1,1;padding=0,0,0,0;"
+                  "dilation=1,1;groups=1;bias=0"),
+            "field 'kernel' needs 2 integers");
+  EXPECT_EQ(parse(LayerKind::Relu, ""), "ok");
 }

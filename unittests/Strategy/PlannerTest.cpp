@@ -27,7 +27,7 @@ Layer convLayer(std::string name, int producer, int64_t groups) {
   Layer l;
   l.name = name;
   l.op = "conv2d";
-  l.kind = LayerKind::Conv;
+  l.kind = CostKind::Conv;
   l.shape = {16, 32, 14, 14};
   l.params = 32 * (32 / groups) * 9 + 32;
   l.forwardFlops = 2LL * 16 * 32 * 14 * 14 * (32 / groups) * 9;
@@ -127,7 +127,7 @@ TEST(Candidates, ObeyTheSplitRuleAndIncludeTheBaselines) {
       const Layer &layer = g.layers[l];
       for (const ParallelConfig &c : all[l])
         EXPECT_TRUE(layer.split.allows(c)) << layer.name << " " << c.str();
-      bool afterLinear = layer.kind == LayerKind::Linear;
+      bool afterLinear = layer.kind == CostKind::Linear;
       for (StrategyKind kind :
            {StrategyKind::Data, StrategyKind::Model, StrategyKind::OWT}) {
         ParallelConfig b = baselineConfig(kind, layer, devices, afterLinear);

@@ -9,7 +9,7 @@
 #ifndef HD_COSTMODEL_LAYERGRAPH_H
 #define HD_COSTMODEL_LAYERGRAPH_H
 
-#include "hd/CostModel/LayerKind.h"
+#include "hd/CostModel/CostKind.h"
 #include "hd/Tiling/ParallelConfig.h"
 #include "hd/Tiling/TileBox.h"
 
@@ -29,7 +29,7 @@ struct LayerInput {
 struct Layer {
   std::string name;
   std::string op; // "conv2d", "linear", ...: for reports only
-  LayerKind kind = LayerKind::Elementwise;
+  CostKind kind = CostKind::Elementwise;
   /// The partitioned shape: what a configuration splits.
   std::vector<int64_t> shape;
   int64_t params = 0;

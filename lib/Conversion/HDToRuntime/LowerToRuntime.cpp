@@ -12,6 +12,7 @@
 #include "hd/Conversion/Passes.h"
 #include "hd/Dialect/HD/IR/HDOps.h"
 
+#include "hdrt/LayerTable.h"
 #include "hdrt/hdrt.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -205,7 +206,7 @@ void LowerToRuntimePass::runOnOperation() {
     return signalPassFailure();
   ConfiguredModule &m = *configured;
   std::vector<LayerOpInterface> &ops = m.layers.ops;
-  if (ops.empty() || ops.back().getCostKind() != LayerKind::Loss) {
+  if (ops.empty() || ops.back().getCostKind() != CostKind::Loss) {
     module.emitError("--hd-lower-to-runtime needs a training graph that ends "
                      "with hd.softmax_cross_entropy (import without "
                      "--no-loss)");
@@ -259,7 +260,8 @@ void LowerToRuntimePass::runOnOperation() {
   e.call("hdrt_init",
          {entry->getArgument(0), entry->getArgument(1), e.i64(devices),
           e.string("hd_model_name", m.layers.graph.model),
-          e.string("hd_model_hash", m.layers.graph.modelHash)});
+          e.string("hd_model_hash", m.layers.graph.modelHash),
+          e.i64(hdrt::kTablesFingerprint)});
 
   // Definitions: layers, then edges (one per operand), then replica groups.
   for (size_t l = 0; l < ops.size(); ++l) {

@@ -9,6 +9,8 @@
 
 #include "hd/Conversion/HDToRuntime/RuntimeLayer.h"
 
+#include "hdrt/LayerTable.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
@@ -21,34 +23,17 @@ namespace hd {
 
 namespace {
 
-struct FieldInfo {
-  const char *name;
-  bool isFloat;
-  unsigned count;
-};
-
-struct KindInfo {
-  int64_t id;
-  const char *name;
-  std::vector<FieldInfo> fields;
-};
-
-// clang-format off
-const std::vector<KindInfo> &runtimeKinds() {
-  static const std::vector<KindInfo> kinds = {
-#define HDRT_LAYER(Name, Id, Mnemonic) {Id, #Mnemonic, {
-#define HDRT_FIELD(Type, Field) {#Field, HD_IS_FLOAT_##Type, 1},
-#define HDRT_ARRAY(Type, Field, Count) {#Field, HD_IS_FLOAT_##Type, Count},
-#define HDRT_END_LAYER(Name) }},
-#define HD_IS_FLOAT_I64 false
-#define HD_IS_FLOAT_F64 true
-#include "hdrt/LayerKinds.def"
-#undef HD_IS_FLOAT_I64
-#undef HD_IS_FLOAT_F64
-  };
-  return kinds;
+/// The values of `attr` for a field of `count` floats, or failure.
+FailureOr<std::vector<double>> floats(Attribute attr, unsigned count) {
+  std::vector<double> values;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    values = {f.getValueAsDouble()};
+  else if (auto a = dyn_cast<DenseF64ArrayAttr>(attr))
+    values.assign(a.asArrayRef().begin(), a.asArrayRef().end());
+  if (values.size() != count)
+    return failure();
+  return values;
 }
-// clang-format on
 
 /// The values of `attr` for a field of `count` integers, or failure.
 FailureOr<std::vector<int64_t>> integers(Attribute attr, unsigned count) {
@@ -85,20 +70,25 @@ std::vector<uint64_t> RuntimeLayer::words() const {
 FailureOr<RuntimeLayer> runtimeLayer(LayerOpInterface op) {
   Operation *operation = op.getOperation();
   StringRef mnemonic = operation->getName().stripDialect();
-  const KindInfo *kind = nullptr;
-  for (const KindInfo &k : runtimeKinds())
-    if (mnemonic == k.name)
-      kind = &k;
+  const hdrt::LayerKindInfo *kind = hdrt::findLayerKindNamed(mnemonic);
   if (!kind)
     return operation->emitOpError("has no runtime lowering: the runtime's "
                                   "table (hdrt/LayerKinds.def) has no kind '")
                << mnemonic << "'",
            failure();
+  if (op.getSharedStatistics().perDims != kind->statisticsPerDims)
+    return operation->emitOpError()
+               << "shares statistics across dimensions "
+               << op.getSharedStatistics().perDims << " but the runtime's "
+               << mnemonic << " kind across " << kind->statisticsPerDims
+               << " (hdrt/LayerKinds.def)",
+           failure();
   RuntimeLayer layer;
-  layer.kind = kind->id;
+  layer.kind = int64_t(kind->kind);
   layer.kindName = kind->name;
   DictionaryAttr values = op.getRuntimeDescriptor();
-  for (const FieldInfo &info : kind->fields) {
+  for (const hdrt::DescField &info :
+       llvm::ArrayRef(kind->fields, size_t(kind->fieldCount))) {
     RuntimeLayer::Field &field = layer.fields.emplace_back();
     field.name = info.name;
     field.isFloat = info.isFloat;
@@ -119,13 +109,14 @@ FailureOr<RuntimeLayer> runtimeLayer(LayerOpInterface op) {
       continue;
     }
     if (info.isFloat) {
-      auto f = dyn_cast<FloatAttr>(attr);
-      if (!f || info.count != 1)
+      FailureOr<std::vector<double>> values = floats(attr, info.count);
+      if (failed(values))
         return operation->emitOpError()
                    << "attribute '" << info.name << "' is " << attr
-                   << "; the runtime's descriptor takes a float",
+                   << "; the runtime's descriptor takes " << info.count
+                   << " float" << (info.count > 1 ? "s" : ""),
                failure();
-      field.floats = {f.getValueAsDouble()};
+      field.floats = std::move(*values);
       continue;
     }
     FailureOr<std::vector<int64_t>> ints = integers(attr, info.count);
@@ -138,9 +129,9 @@ FailureOr<RuntimeLayer> runtimeLayer(LayerOpInterface op) {
     field.ints = std::move(*ints);
   }
   for (NamedAttribute attr : values)
-    if (!llvm::any_of(kind->fields, [&](const FieldInfo &f) {
-          return attr.getName() == f.name;
-        }))
+    if (!llvm::any_of(
+            llvm::ArrayRef(kind->fields, size_t(kind->fieldCount)),
+            [&](const hdrt::DescField &f) { return attr.getName() == f.name; }))
       return operation->emitOpError()
                  << "attribute '" << attr.getName().getValue()
                  << "' has no field in the runtime's " << mnemonic

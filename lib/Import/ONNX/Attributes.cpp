@@ -9,6 +9,8 @@
 #include "Attributes.h"
 #include "ImportContext.h"
 
+#include "hd/Tiling/Window.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -158,6 +160,29 @@ LogicalResult checkAttributeTypes(const onnx::NodeProto &node,
     for (const auto &a : node.attribute())
       if (a.name() == "value" && a.type() != A::FLOAT)
         return ctx.fail(node) << "attribute value must be a float";
+  return success();
+}
+
+LogicalResult applyAutoPad(const onnx::NodeProto &node, ImportContext &ctx,
+                           ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
+                           ArrayRef<int64_t> stride, ArrayRef<int64_t> dilation,
+                           StringRef rangeError, Shape &pads) {
+  std::string autoPad = stringAttr(node, "auto_pad", "NOTSET");
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (unsigned i = 0; i < 2; ++i) {
+      Window w{kernel[i], stride[i], 0, 0, dilation[i], false};
+      if (!inRange(w.kernel, 1) || !inRange(w.stride, 1) ||
+          !inRange(w.dilation, 1))
+        return ctx.fail(node) << rangeError;
+      setSamePadding(w, in[2 + i], autoPad == "SAME_UPPER");
+      pads[i] = w.padLo;
+      pads[i + 2] = w.padHi;
+    }
+  } else if (autoPad == "VALID") {
+    pads = {0, 0, 0, 0};
+  } else if (autoPad != "NOTSET") {
+    return ctx.fail(node) << "auto_pad '" << autoPad << "' is not supported";
+  }
   return success();
 }
 

@@ -56,6 +56,19 @@ std::optional<Shape> declaredShape(const onnx::ValueInfoProto &info);
 /// 1e-5, not 9.99999974e-6, so the IR shows what the model's author wrote.
 double asDecimal(double f);
 
+/// The explicit [top, left, bottom, right] `pads` of a 2-D window (kernel,
+/// stride, dilation per spatial dim) over the spatial dims `in` of an NCHW
+/// input, once the node's `auto_pad` (SAME_UPPER, SAME_LOWER, VALID or
+/// NOTSET, which keeps `pads`) is applied. Fails, reporting why, on an
+/// unknown auto_pad or, with `rangeError`, on a window value outside
+/// [1, 2^31].
+mlir::LogicalResult applyAutoPad(const onnx::NodeProto &node,
+                                 ImportContext &ctx, llvm::ArrayRef<int64_t> in,
+                                 llvm::ArrayRef<int64_t> kernel,
+                                 llvm::ArrayRef<int64_t> stride,
+                                 llvm::ArrayRef<int64_t> dilation,
+                                 llvm::StringRef rangeError, Shape &pads);
+
 /// Fails, reporting the first one, when an attribute hd reads is present
 /// with another type than hd expects.
 mlir::LogicalResult checkAttributeTypes(const onnx::NodeProto &node,

@@ -62,21 +62,10 @@ static LogicalResult importConv(const onnx::NodeProto &node,
   if (stride.size() != 2 || dilation.size() != 2 || pads.size() != 4)
     return ctx.fail(node)
            << "strides, dilations and pads must have 2, 2 and 4 values";
-  std::string autoPad = stringAttr(node, "auto_pad", "NOTSET");
-  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (unsigned i = 0; i < 2; ++i) {
-      Window w{kernel[i], stride[i], 0, 0, dilation[i], false};
-      if (!inRange(w.stride, 1) || !inRange(w.dilation, 1))
-        return ctx.fail(node) << "strides and dilations must be in [1, 2^31]";
-      setSamePadding(w, in[2 + i], autoPad == "SAME_UPPER");
-      pads[i] = w.padLo;
-      pads[i + 2] = w.padHi;
-    }
-  } else if (autoPad == "VALID") {
-    pads = {0, 0, 0, 0};
-  } else if (autoPad != "NOTSET") {
-    return ctx.fail(node) << "auto_pad '" << autoPad << "' is not supported";
-  }
+  if (failed(applyAutoPad(node, ctx, in, kernel, stride, dilation,
+                          "strides and dilations must be in [1, 2^31]",
+                          pads)))
+    return failure();
   for (unsigned i = 0; i < 2; ++i)
     if (!inRange(kernel[i], 1) || !inRange(stride[i], 1) ||
         !inRange(dilation[i], 1) || !inRange(pads[i], 0) ||

@@ -19,12 +19,9 @@ namespace hd::onnx_import {
 
 static LogicalResult importRelu(const onnx::NodeProto &node,
                                 ImportContext &ctx) {
-  FailureOr<Value> x = ctx.getActivation(node, 0);
+  FailureOr<Value> x = ctx.getElementwiseInput(node, 0);
   if (failed(x))
     return failure();
-  size_t rank = shapeOf(*x).size();
-  if (rank != 2 && rank != 4)
-    return ctx.fail(node) << "input must be 2-D or 4-D; it is " << rank << "-D";
   ctx.defineOutput(node, ReluOp::create(ctx.getBuilder(), ctx.getLoc(node), *x,
                                         /*parallel=*/nullptr));
   return success();
@@ -57,12 +54,9 @@ static LogicalResult importDropout(const onnx::NodeProto &node,
                                    ImportContext &ctx) {
   if (failed(ctx.checkOnlyFirstOutputUsed(node)))
     return failure();
-  FailureOr<Value> x = ctx.getActivation(node, 0);
+  FailureOr<Value> x = ctx.getElementwiseInput(node, 0);
   if (failed(x))
     return failure();
-  size_t rank = shapeOf(*x).size();
-  if (rank != 2 && rank != 4)
-    return ctx.fail(node) << "input must be 2-D or 4-D; it is " << rank << "-D";
   // Opset 12 moved the ratio from an attribute to a constant input.
   double ratio = asDecimal(floatAttr(node, "ratio").value_or(0.5f));
   if (node.input_size() > 1 && !node.input(1).empty()) {

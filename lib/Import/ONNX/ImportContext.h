@@ -91,6 +91,19 @@ public:
   mlir::FailureOr<mlir::Value> getActivation(const onnx::NodeProto &node,
                                              unsigned index);
 
+  /// The same, for an elementwise layer: fails, reporting why, unless the
+  /// activation is 2-D (N x F) or 4-D (N x C x H x W).
+  mlir::FailureOr<mlir::Value> getElementwiseInput(const onnx::NodeProto &node,
+                                                   unsigned index) {
+    mlir::FailureOr<mlir::Value> x = getActivation(node, index);
+    if (mlir::failed(x))
+      return mlir::failure();
+    size_t rank = shapeOf(*x).size();
+    if (rank != 2 && rank != 4)
+      return fail(node) << "input must be 2-D or 4-D; it is " << rank << "-D";
+    return x;
+  }
+
   /// Static shape of the parameter `name` (a graph input other than the
   /// first, or an initializer); nullopt when unknown, dynamic or too large.
   std::optional<Shape> getParameterShape(llvm::StringRef name) const;

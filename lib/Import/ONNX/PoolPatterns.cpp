@@ -56,22 +56,10 @@ static LogicalResult importPool(const onnx::NodeProto &node, ImportContext &ctx,
       return ctx.fail(node) << "strides and pads must have 2 and 4 values";
     ceil = intAttr(node, "ceil_mode").value_or(0) != 0;
     includePad = intAttr(node, "count_include_pad").value_or(0) != 0;
-    std::string autoPad = stringAttr(node, "auto_pad", "NOTSET");
-    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      for (unsigned i = 0; i < 2; ++i) {
-        Window w{kernel[i], stride[i], 0, 0, 1, false};
-        if (!inRange(w.stride, 1) || !inRange(w.kernel, 1))
-          return ctx.fail(node)
-                 << "kernel_shape and strides must be in [1, 2^31]";
-        setSamePadding(w, in[2 + i], autoPad == "SAME_UPPER");
-        pads[i] = w.padLo;
-        pads[i + 2] = w.padHi;
-      }
-    } else if (autoPad == "VALID") {
-      pads = {0, 0, 0, 0};
-    } else if (autoPad != "NOTSET") {
-      return ctx.fail(node) << "auto_pad '" << autoPad << "' is not supported";
-    }
+    if (failed(applyAutoPad(node, ctx, in, kernel, stride, {1, 1},
+                            "kernel_shape and strides must be in [1, 2^31]",
+                            pads)))
+      return failure();
   }
   if (llvm::any_of(pads, [](int64_t p) { return !inRange(p, 0); }))
     return ctx.fail(node) << "pads must be in [0, 2^31]";

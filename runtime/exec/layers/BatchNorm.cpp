@@ -26,7 +26,6 @@ int64_t valuesPerChannel(const Partition &p) {
 }
 
 class BatchNormImplementation final : public LayerImpl {
-  unsigned statisticsPerDims() const override { return 1u << 1; }
 
   void prepare(Program &p, Layer &l) const override {
     auto state = std::make_unique<BatchNormState>();

@@ -14,43 +14,61 @@ namespace hdrt::exec {
 
 namespace {
 
-/// An operand's input box in the concatenation's output coordinates.
-Box inOutput(const Edge &e) {
-  Box b = e.box;
-  b.lo[1] += e.channelOffset;
-  b.hi[1] += e.channelOffset;
-  return b;
-}
+struct ConcatState : LayerState {
+  /// Where each operand's channels start in the output.
+  std::vector<int64_t> offsets;
+};
 
 class ConcatImplementation final : public LayerImpl {
-  Box inputBox(const Layer &l, Edge &e, const Box &) const override {
-    e.channelOffset = 0;
-    for (int i = 0; i < e.operand; ++i)
-      e.channelOffset += l.inputs[i]->source.shape[1];
-    const Box &t = l.tile;
+  void prepare(Program &p, Layer &l) const override {
+    auto state = std::make_unique<ConcatState>();
+    int64_t offset = 0;
+    for (const Edge *e : l.inputs) {
+      state->offsets.push_back(offset);
+      offset += e->source.shape[1];
+    }
+    if (offset != l.out.shape[1])
+      throw Error("layer '" + l.name + "': its inputs have " +
+                  std::to_string(offset) + " channels, its output " +
+                  std::to_string(l.out.shape[1]));
+    l.state = std::move(state);
+  }
+
+  Box inputBox(const Layer &l, const Edge &e, const Box &) const override {
+    int64_t offset = l.stateAs<ConcatState>().offsets[size_t(e.operand)];
     int64_t channels = e.source.shape[1];
+    const Box &t = l.tile;
     Box b = t;
-    b.lo[1] = std::clamp(t.lo[1] - e.channelOffset, int64_t(0), channels);
-    b.hi[1] = std::clamp(t.hi[1] - e.channelOffset, b.lo[1], channels);
+    b.lo[1] = std::clamp(t.lo[1] - offset, int64_t(0), channels);
+    b.hi[1] = std::clamp(t.hi[1] - offset, b.lo[1], channels);
     return b;
   }
 
   void forward(Program &p, Layer &l) const override {
     KernelTimer k(p.timers());
-    for (Edge *e : l.inputs)
+    for (const Edge *e : l.inputs)
       if (e->hasBox) {
-        Box b = inOutput(*e);
+        Box b = inOutput(l, *e);
         p.device().copyRegion(e->in, b, l.value.data(), l.tile, b);
       }
   }
 
   void backward(Program &p, Layer &l) const override {
     KernelTimer k(p.timers());
-    for (Edge *e : l.inputs)
+    for (const Edge *e : l.inputs)
       if (e->hasBox && e->dIn) {
-        Box b = inOutput(*e);
+        Box b = inOutput(l, *e);
         p.device().copyRegion(l.grad.data(), l.tile, e->dIn, b, b);
       }
+  }
+
+  /// An operand's input box in the concatenation's output coordinates.
+  static Box inOutput(const Layer &l, const Edge &e) {
+    int64_t offset = l.stateAs<ConcatState>().offsets[size_t(e.operand)];
+    Box b = e.box;
+    b.lo[1] += offset;
+    b.hi[1] += offset;
+    return b;
   }
 };
 

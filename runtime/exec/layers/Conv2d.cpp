@@ -22,7 +22,7 @@ struct ConvState : LayerState {
 
 /// The whole layer, from its descriptor and input shape.
 Conv2dLayer wholeLayer(const Layer &l) {
-  const Conv2dDesc &d = l.desc<Conv2dDesc>();
+  Conv2dDesc d = l.desc<Conv2dDesc>();
   const int64_t *in = l.inputs[0]->source.shape;
   return {in[0],          in[1],         in[2],         in[3],
           d.out_channels, d.kernel[0],   d.kernel[1],   d.stride[0],
@@ -57,7 +57,7 @@ class Conv2dImplementation final : public LayerImpl {
     return params;
   }
 
-  Box inputBox(const Layer &l, Edge &, const Box &) const override {
+  Box inputBox(const Layer &l, const Edge &, const Box &) const override {
     return l.stateAs<ConvState>().tile.in;
   }
 

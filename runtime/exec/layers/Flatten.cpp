@@ -26,7 +26,7 @@ struct FlattenRows {
 };
 
 class FlattenImplementation final : public LayerImpl {
-  Box inputBox(const Layer &l, Edge &e, const Box &whole) const override {
+  Box inputBox(const Layer &l, const Edge &e, const Box &whole) const override {
     int64_t hw = e.source.shape[2] * e.source.shape[3];
     const Box &t = l.tile;
     Box b = whole;

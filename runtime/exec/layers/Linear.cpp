@@ -16,7 +16,7 @@ namespace {
 
 class LinearImplementation final : public LayerImpl {
   std::vector<ParamSpec> params(const Layer &l) const override {
-    const LinearDesc &d = l.desc<LinearDesc>();
+    LinearDesc d = l.desc<LinearDesc>();
     int64_t features = l.inputs[0]->source.shape[1];
     // PyTorch's default: uniform in +-1/sqrt(fan-in) for weights and bias.
     float bound = 1.0f / std::sqrt(float(features));
@@ -27,7 +27,7 @@ class LinearImplementation final : public LayerImpl {
     return params;
   }
 
-  Box inputBox(const Layer &l, Edge &, const Box &whole) const override {
+  Box inputBox(const Layer &l, const Edge &, const Box &whole) const override {
     Box b = whole;
     b.lo[0] = l.tile.lo[0];
     b.hi[0] = l.tile.hi[0];

@@ -16,7 +16,7 @@ struct PoolState : LayerState {
 
 class Pool2dImplementation final : public LayerImpl {
   void prepare(Program &p, Layer &l) const override {
-    const Pool2dDesc &d = l.desc<Pool2dDesc>();
+    Pool2dDesc d = l.desc<Pool2dDesc>();
     const int64_t *in = l.inputs[0]->source.shape;
     Pool2dLayer pool;
     pool.max = d.kind == 0; // hd's PoolKind::Max
@@ -55,7 +55,7 @@ class Pool2dImplementation final : public LayerImpl {
     l.state = std::move(state);
   }
 
-  Box inputBox(const Layer &l, Edge &, const Box &) const override {
+  Box inputBox(const Layer &l, const Edge &, const Box &) const override {
     return l.stateAs<PoolState>().tile.in;
   }
 

@@ -29,7 +29,6 @@ int64_t firstInvalidLabel(int64_t n, const int32_t *labels, int64_t classes) {
 }
 
 class SoftmaxCrossEntropyImplementation final : public LayerImpl {
-  unsigned statisticsPerDims() const override { return 1u << 0; }
   bool isLoss() const override { return true; }
 
   void prepare(Program &p, Layer &l) const override {
@@ -42,7 +41,7 @@ class SoftmaxCrossEntropyImplementation final : public LayerImpl {
     l.state = std::move(state);
   }
 
-  Box inputBox(const Layer &l, Edge &e, const Box &whole) const override {
+  Box inputBox(const Layer &l, const Edge &e, const Box &whole) const override {
     if (e.operand == 0)
       return l.tile;  // the logits
     Box rows = whole; // the labels of the tile's samples

@@ -1,59 +1,43 @@
-//===- LayerDesc.h - typed layer descriptors, from LayerKinds.def -*- C++
-//-*-===//
+//===- LayerDesc.h - typed layer descriptors -------------------*- C++ -*-===//
 //
 // What hdrt_define_layer receives about a layer beyond its shape and
 // configuration: its kind and one struct of named fields per kind
 // (Conv2dDesc::kernel, BatchNormDesc::epsilon, ...), declared from the
 // table in LayerKinds.def. The compiler emits the same fields in the same
-// order, so a descriptor is read in place, never by position.
+// order, so a descriptor is read by name, never by position.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HDRT_LAYERDESC_H
 #define HDRT_LAYERDESC_H
 
+#include "hdrt/LayerTable.h"
+
 #include <cstddef>
 #include <cstdint>
-#include <optional>
+#include <cstring>
+#include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace hdrt {
 
-enum class LayerKind : int64_t {
-#define HDRT_LAYER(Name, Id, Mnemonic) Name = Id,
-#include "hdrt/LayerKinds.def"
-};
-
 // clang-format off
 #define HDRT_DESC_I64 int64_t
 #define HDRT_DESC_F64 double
-#define HDRT_LAYER(Name, Id, Mnemonic) struct Name##Desc {
+#define HDRT_LAYER(Name, Id, Mnemonic, Statistics)                             \
+  struct Name##Desc {                                                          \
+    static constexpr LayerKind kKind = LayerKind::Name;
 #define HDRT_FIELD(Type, Field) HDRT_DESC_##Type Field;
 #define HDRT_ARRAY(Type, Field, Count) HDRT_DESC_##Type Field[Count];
 #define HDRT_END_LAYER(Name) };
 #include "hdrt/LayerKinds.def"
-// clang-format on
 #undef HDRT_DESC_I64
 #undef HDRT_DESC_F64
+// clang-format on
 
-/// One field of a kind's descriptor, as the table declares it.
-struct DescField {
-  const char *name;
-  bool isFloat; // F64, else I64
-  int count;    // values: 1 for a scalar
-};
-
-/// A kind's name in the table ("conv2d", the op's mnemonic), its fields in
-/// order, and the size of its descriptor in bytes (8 per value; 0 for a
-/// kind without fields, which takes no descriptor).
-const char *layerKindName(LayerKind kind);
-const std::vector<DescField> &descriptorFields(LayerKind kind);
-size_t descriptorBytes(LayerKind kind);
-/// The kind numbered `id` or named `name`, if the table has it.
-std::optional<LayerKind> layerKindOf(int64_t id);
-std::optional<LayerKind> layerKindNamed(std::string_view name);
+/// The table's entry of `kind` (every LayerKind has one).
+const LayerKindInfo &layerKindInfo(LayerKind kind);
 
 /// A kind and its descriptor's bytes, as a program or a profile job holds
 /// them.
@@ -61,17 +45,22 @@ struct LayerDescriptor {
   LayerKind kind = LayerKind::Relu;
   std::vector<uint64_t> words; // 8 bytes per field value
 
-  template <typename Desc>
-  static LayerDescriptor of(LayerKind kind, const Desc &desc) {
+  template <typename Desc> static LayerDescriptor of(const Desc &desc) {
     LayerDescriptor d;
-    d.kind = kind;
+    d.kind = Desc::kKind;
     d.words.resize(sizeof(Desc) / 8);
-    __builtin_memcpy(d.words.data(), &desc, d.words.size() * 8);
+    std::memcpy(d.words.data(), &desc, d.words.size() * 8);
     return d;
   }
-  /// The descriptor as its kind's struct. The caller knows the kind.
-  template <typename Desc> const Desc &as() const {
-    return *reinterpret_cast<const Desc *>(words.data());
+  /// The descriptor as its kind's struct (a copy: the words are not the
+  /// struct's type).
+  template <typename Desc> Desc as() const {
+    if (kind != Desc::kKind || bytes() != sizeof(Desc))
+      throw std::logic_error(std::string("a ") + layerKindInfo(kind).name +
+                             " descriptor read as another kind's");
+    Desc desc;
+    std::memcpy(&desc, words.data(), sizeof(Desc));
+    return desc;
   }
   const void *data() const { return words.empty() ? nullptr : words.data(); }
   size_t bytes() const { return words.size() * 8; }

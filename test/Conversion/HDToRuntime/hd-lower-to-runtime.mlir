@@ -34,7 +34,7 @@ module attributes {hd.devices = 2 : i64, hd.model = "tiny"} {
 // The graph inputs: images (-1) and labels (-2) are loaded where needed.
 // CHECK-DAG: llvm.mlir.global internal constant @hd_sync0_groups(dense<[2, 0, 1]> : tensor<3xi64>)
 // The ABI, declared from the runtime's table.
-// CHECK-DAG: func.func private @hdrt_init(i32, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr)
+// CHECK-DAG: func.func private @hdrt_init(i32, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @hdrt_define_layer(i64, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i64)
 // CHECK-DAG: func.func private @hdrt_finalize() -> i32
 

@@ -14,6 +14,27 @@ static const char *const kDimNames[] = {"n", "c", "h", "w"};
 static const char *const kDimWords[] = {"batch size", "channels", "height",
                                         "width"};
 
+/// The configuration against the op's split rule (its dims, its groups).
+static LogicalResult verifySplitRule(Operation *op, LayerOpInterface layer,
+                                     PConfigAttr config, size_t rank) {
+  SplitRule rule = layer.getSplitRule();
+  ParallelConfig degreesOf{{config.getN(), config.getC()}};
+  if (rank == kMaxRank)
+    degreesOf.degrees.insert(
+        degreesOf.degrees.end(),
+        {config.getHeightDegree(), config.getWidthDegree()});
+  if (int d = rule.firstForbiddenDim(degreesOf); d >= 0)
+    return op->emitOpError()
+           << "cannot split its " << kDimWords[d] << "; the configuration "
+           << "must have " << kDimNames[d] << "=1";
+  if (!rule.keepsGroupsWhole(degreesOf))
+    return op->emitOpError()
+           << "splits its " << rule.channelGroups << " groups in "
+           << config.getC()
+           << " parts; the channel degree must divide the group count";
+  return success();
+}
+
 LogicalResult hd::verifyLayerConfig(Operation *op) {
   auto layer = cast<LayerOpInterface>(op);
   PConfigAttr config = layer.getParallelConfig();
@@ -36,32 +57,17 @@ LogicalResult hd::verifyLayerConfig(Operation *op) {
              << kDimWords[d] << " " << shape[d]
              << " of its output; the largest legal degree is " << shape[d];
   }
-  SplitRule rule = layer.getSplitRule();
-  ParallelConfig degreesOf{{config.getN(), config.getC()}};
-  if (shape.size() == kMaxRank)
-    degreesOf.degrees.insert(
-        degreesOf.degrees.end(),
-        {config.getHeightDegree(), config.getWidthDegree()});
-  if (int d = rule.firstForbiddenDim(degreesOf); d >= 0)
-    return op->emitOpError()
-           << "cannot split its " << kDimWords[d] << "; the configuration "
-           << "must have " << kDimNames[d] << "=1";
-  if (!rule.keepsGroupsWhole(degreesOf))
-    return op->emitOpError()
-           << "splits its " << rule.channelGroups << " groups in "
-           << config.getC()
-           << " parts; the channel degree must divide the group count";
   auto module = op->getParentOfType<ModuleOp>();
-  if (!module)
-    return success();
   auto devices =
-      module->getAttrOfType<IntegerAttr>(HDDialect::getDevicesAttrName());
+      module
+          ? module->getAttrOfType<IntegerAttr>(HDDialect::getDevicesAttrName())
+          : IntegerAttr();
   if (devices && config.getNumTasks() > devices.getInt())
     return op->emitOpError()
            << "configuration " << config << " has " << config.getNumTasks()
            << " tasks but the module is compiled for " << devices.getInt()
            << " devices";
-  return success();
+  return verifySplitRule(op, layer, config, shape.size());
 }
 
 DictionaryAttr hd::attributesButConfig(Operation *op) {

@@ -1,5 +1,4 @@
-//===- Geometry.h - the shapes of kernel calls, on every backend -*- C++
-//-*-===//
+//===- Geometry.h - the shapes of kernel calls -----------------*- C++ -*-===//
 //
 // What a layer kernel is told about the tile it runs on: the window of a
 // convolution or pooling over its input box (per-side padding, since a halo

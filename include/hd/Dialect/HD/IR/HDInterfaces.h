@@ -3,7 +3,7 @@
 #ifndef HD_DIALECT_HD_IR_HDINTERFACES_H
 #define HD_DIALECT_HD_IR_HDINTERFACES_H
 
-#include "hd/CostModel/LayerKind.h"
+#include "hd/CostModel/CostKind.h"
 #include "hd/Dialect/HD/IR/HDAttrs.h"
 #include "hd/Tiling/ParallelConfig.h"
 #include "hd/Tiling/TileBox.h"
@@ -23,11 +23,11 @@ mlir::DictionaryAttr attributesButConfig(mlir::Operation *op);
 
 /// The cost-model kind of a layer op, declared in ODS as HD_LayerOp's
 /// second argument (HDOps.td) and read by LayerOpInterface::getCostKind.
-template <LayerKind Kind> struct CostKind {
+template <CostKind Kind> struct CostKindTrait {
   template <typename ConcreteOp>
   class Impl : public mlir::OpTrait::TraitBase<ConcreteOp, Impl> {
   public:
-    static constexpr LayerKind kCostKind = Kind;
+    static constexpr CostKind kCostKind = Kind;
   };
 };
 

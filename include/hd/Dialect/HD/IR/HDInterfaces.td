@@ -65,7 +65,7 @@ def HD_LayerOpInterface : OpInterface<"LayerOpInterface"> {
     InterfaceMethod<
       "How the cost model prices the layer's compute; declared by the op's "
       "definition (HD_LayerOp's cost kind).",
-      "::hd::LayerKind", "getCostKind", (ins), [{}], [{
+      "::hd::CostKind", "getCostKind", (ins), [{}], [{
         return ConcreteOp::kCostKind;
       }]>,
     InterfaceMethod<

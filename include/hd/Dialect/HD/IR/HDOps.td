@@ -11,11 +11,11 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 def HD_FloatTensor : RankedTensorOf<[F32]>;
 def HD_LabelTensor : RankedTensorOf<[I32]>;
 
-// The cost model's class of a layer's compute (hd::LayerKind, in
-// include/hd/CostModel/LayerKind.h): Conv, Linear, Pool, Normalization,
+// The cost model's class of a layer's compute (hd::CostKind, in
+// include/hd/CostModel/CostKind.h): Conv, Linear, Pool, Normalization,
 // Elementwise, Copy, View or Loss.
 class HD_CostKind<string kind>
-    : ParamNativeOpTrait<"CostKind", "::hd::LayerKind::" # kind> {
+    : ParamNativeOpTrait<"CostKindTrait", "::hd::CostKind::" # kind> {
   let cppNamespace = "::hd";
 }
 

@@ -1,4 +1,4 @@
-//===- LayerKind.h - how the cost model prices a kind of layer --*- C++ -*-===//
+//===- CostKind.h - how the cost model prices a kind of layer --*- C++ -*-===//
 //
 // The cost model never sees an op name. Each op says, through
 // LayerOpInterface, which of these classes its compute falls in and which
@@ -8,13 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HD_COSTMODEL_LAYERKIND_H
-#define HD_COSTMODEL_LAYERKIND_H
+#ifndef HD_COSTMODEL_COSTKIND_H
+#define HD_COSTMODEL_COSTKIND_H
 
 namespace hd {
 
 /// How a layer's compute scales, for the analytic estimate.
-enum class LayerKind {
+enum class CostKind {
   Conv,          // dense: forward, backward-data, backward-weights
   Linear,        // dense, fully connected (where OWT switches to model
                  // parallelism)
@@ -35,7 +35,8 @@ struct SharedStatistics {
   /// tasks that hold the same indices along all of these dimensions
   /// combine theirs.
   unsigned perDims = 0;
-  /// Bytes one index's statistics take in one all-reduce.
+  /// Bytes the model charges per index and all-reduce. It has always
+  /// counted every value as an f32, though the runtime sums some in double.
   double bytesPerIndex = 0;
   /// All-reduces per training step (batch norm: forward and backward).
   int rounds = 0;
@@ -45,4 +46,4 @@ struct SharedStatistics {
 
 } // namespace hd
 
-#endif // HD_COSTMODEL_LAYERKIND_H
+#endif // HD_COSTMODEL_COSTKIND_H
