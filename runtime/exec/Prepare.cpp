@@ -35,6 +35,7 @@ std::string boxText(const Box &b) {
 }
 
 } // namespace
+
 //===----------------------------------------------------------------------===//
 // Preparation: geometry, buffers, communicators, parameters
 //===----------------------------------------------------------------------===//

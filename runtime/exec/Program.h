@@ -97,7 +97,7 @@ struct Layer {
   std::vector<Param> params;
   MPI_Comm gradComm = MPI_COMM_NULL;  // replica group of the parameters
   MPI_Comm statsComm = MPI_COMM_NULL; // tasks that combine statistics
-                                      // (LayerImpl::statisticsPerDims)
+                                      // (the kind's LayerKinds.def entry)
   std::unique_ptr<LayerState> state;
   double partialLoss = 0; // the loss layer: this tile's summed loss
 
