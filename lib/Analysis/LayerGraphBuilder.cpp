@@ -10,14 +10,14 @@ using namespace mlir;
 
 namespace hd {
 
-/// Op name, attributes (but not the configuration) and types.
+/// Op name, the op's own attributes (not its configuration, nor metadata
+/// such as the source tensors of its parameters) and types.
 static std::string signatureOf(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << op->getName();
-  for (NamedAttribute attr : op->getAttrs())
-    if (attr.getName() != "parallel")
-      os << " " << attr.getName() << "=" << attr.getValue();
+  for (NamedAttribute attr : attributesButConfig(op))
+    os << " " << attr.getName() << "=" << attr.getValue();
   os << " :";
   for (Type t : op->getOperandTypes())
     os << " " << t;

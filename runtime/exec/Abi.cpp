@@ -130,6 +130,18 @@ void hdrt_define_layer(int64_t layer, int64_t kind, void *name, int64_t rank,
   });
 }
 
+void hdrt_define_tensors(int64_t layer, void *text) {
+  guarded([&] {
+    get().defineTensors(layer, static_cast<const char *>(text));
+  });
+}
+
+void hdrt_define_source(void *bytes, int64_t size) {
+  guarded([&] {
+    get().defineSource(static_cast<const char *>(bytes), size);
+  });
+}
+
 void hdrt_define_edge(int64_t edge, int64_t consumer, int64_t operand,
                       int64_t producer, int64_t rank, void *shape, void *moves,
                       int64_t moveCount) {

@@ -189,4 +189,36 @@ void Program::defineGradSync(int64_t id, const int64_t *groups,
     l.gradComm = MPI_COMM_SELF; // marks the layer as synced
 }
 
+void Program::defineTensors(int64_t id, const std::string &text) {
+  Layer &l = layer(id);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    size_t tab = line.find('\t');
+    if (tab == std::string::npos || tab == 0 || tab + 1 == line.size())
+      throw Error("layer '" + l.name + "' names its source tensors badly: '" +
+                  line + "'");
+    std::string param = line.substr(0, tab), tensor = line.substr(tab + 1);
+    bool transposed = false;
+    if (size_t flag = tensor.find('\t'); flag != std::string::npos) {
+      transposed = tensor.substr(flag + 1) == "transposed";
+      if (!transposed)
+        throw Error("layer '" + l.name + "' names its source tensors badly: '" +
+                    line + "'");
+      tensor.resize(flag);
+    }
+    l.sources[param] = {tensor, transposed};
+  }
+}
+
+void Program::defineSource(const char *bytes, int64_t size) {
+  if (size < 0 || (size > 0 && !bytes))
+    throw Error("the program's source model is malformed");
+  source_.assign(bytes, size_t(size));
+}
+
 } // namespace hdrt::exec

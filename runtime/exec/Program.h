@@ -24,6 +24,7 @@
 #include <mpi.h>
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -100,6 +101,10 @@ struct Layer {
                                       // (the kind's LayerKinds.def entry)
   std::unique_ptr<LayerState> state;
   double partialLoss = 0; // the loss layer: this tile's summed loss
+  /// Where its parameters come from in the source model, by parameter
+  /// suffix ("weight"): the tensor's name, and whether it holds the
+  /// transpose of hd's layout.
+  std::map<std::string, std::pair<std::string, bool>> sources;
 
   template <typename Desc> Desc desc() const { return descriptor.as<Desc>(); }
   template <typename State> State &stateAs() const {
@@ -150,6 +155,8 @@ public:
                   int64_t producer, int rank, const int64_t *shape,
                   const int64_t *moves, int64_t moveCount);
   void defineGradSync(int64_t layer, const int64_t *groups, int64_t length);
+  void defineTensors(int64_t layer, const std::string &text);
+  void defineSource(const char *bytes, int64_t size);
   void prepare();
 
   int64_t firstStep() const { return firstStep_; }
@@ -230,6 +237,7 @@ private:
   std::string activity_;
   int64_t devices_;
   std::string modelName_, modelHash_;
+  std::string source_; // the source ONNX model, when compiled from one
   int rank_ = 0;
   bool profiling_ = false;
   // Deques: layers and edges point at each other.

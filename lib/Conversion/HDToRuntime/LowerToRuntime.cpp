@@ -20,6 +20,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace hd {
@@ -89,6 +90,26 @@ void declareAbi(ModuleOp module, OpBuilder &b) {
   }
 }
 
+/// The source tensors of a layer's parameters as hdrt_define_tensors takes
+/// them (Abi.def), or nothing when the layer has none.
+std::optional<std::string> tensorsText(Operation *op) {
+  auto tensors =
+      op->getAttrOfType<DictionaryAttr>(HDDialect::getTensorsAttrName());
+  if (!tensors)
+    return std::nullopt;
+  auto transposed =
+      op->getAttrOfType<ArrayAttr>(HDDialect::getTransposedTensorsAttrName());
+  std::string text;
+  for (NamedAttribute entry : tensors) {
+    text +=
+        entry.getName().str() + "\t" + cast<StringAttr>(entry.getValue()).str();
+    if (transposed && llvm::is_contained(transposed, entry.getName()))
+      text += "\ttransposed";
+    text += "\n";
+  }
+  return text;
+}
+
 //===----------------------------------------------------------------------===//
 // Emitting the program
 //===----------------------------------------------------------------------===//
@@ -128,6 +149,15 @@ public:
     s.push_back('\0');
     auto type = LLVM::LLVMArrayType::get(b_.getI8Type(), unsigned(s.size()));
     return global(name, type, b_.getStringAttr(s));
+  }
+
+  /// A constant global of `bytes` as they are (no terminator), and its
+  /// address.
+  Value bytes(StringRef name, ArrayRef<char> bytes) {
+    auto type =
+        LLVM::LLVMArrayType::get(b_.getI8Type(), unsigned(bytes.size()));
+    return global(name, type,
+                  b_.getStringAttr(StringRef(bytes.data(), bytes.size())));
   }
 
   /// A layer's descriptor as a constant of the runtime's struct, and its
@@ -262,6 +292,11 @@ void LowerToRuntimePass::runOnOperation() {
           e.string("hd_model_name", m.layers.graph.model),
           e.string("hd_model_hash", m.layers.graph.modelHash),
           e.i64(hdrt::kTablesFingerprint)});
+  if (auto source = module->getAttrOfType<DenseResourceElementsAttr>(
+          HDDialect::getSourceAttrName()))
+    if (AsmResourceBlob *blob = source.getRawHandle().getBlob())
+      e.call("hdrt_define_source", {e.bytes("hd_source", blob->getData()),
+                                    e.i64(int64_t(blob->getData().size()))});
 
   // Definitions: layers, then edges (one per operand), then replica groups.
   for (size_t l = 0; l < ops.size(); ++l) {
@@ -278,6 +313,9 @@ void LowerToRuntimePass::runOnOperation() {
             e.i64(ops[l]->getNumOperands()),
             e.descriptor(prefix + "_desc", runtime),
             e.i64(int64_t(8 * runtime.words().size()))});
+    if (std::optional<std::string> text = tensorsText(ops[l]))
+      e.call("hdrt_define_tensors",
+             {e.i64(l), e.string(prefix + "_tensors", *text)});
   }
   // edges[l][i]: the edge of operand i of layer l, and whether it is an
   // explicit transfer.

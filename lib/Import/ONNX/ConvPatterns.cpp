@@ -63,8 +63,7 @@ static LogicalResult importConv(const onnx::NodeProto &node,
     return ctx.fail(node)
            << "strides, dilations and pads must have 2, 2 and 4 values";
   if (failed(applyAutoPad(node, ctx, in, kernel, stride, dilation,
-                          "strides and dilations must be in [1, 2^31]",
-                          pads)))
+                          "strides and dilations must be in [1, 2^31]", pads)))
     return failure();
   for (unsigned i = 0; i < 2; ++i)
     if (!inRange(kernel[i], 1) || !inRange(stride[i], 1) ||
@@ -83,14 +82,18 @@ static LogicalResult importConv(const onnx::NodeProto &node,
              << "the kernel does not fit the padded input " << shapeStr(in);
   }
   OpBuilder &b = ctx.getBuilder();
-  ctx.defineOutput(
-      node,
-      Conv2dOp::create(
-          b, ctx.getLoc(node), ctx.getTensorType(out), x,
-          b.getI64IntegerAttr((*weight)[0]), b.getDenseI64ArrayAttr(kernel),
-          b.getDenseI64ArrayAttr(stride), b.getDenseI64ArrayAttr(pads),
-          b.getDenseI64ArrayAttr(dilation), b.getI64IntegerAttr(groups),
-          b.getBoolAttr(bias), /*parallel=*/nullptr));
+  auto conv = Conv2dOp::create(
+      b, ctx.getLoc(node), ctx.getTensorType(out), x,
+      b.getI64IntegerAttr((*weight)[0]), b.getDenseI64ArrayAttr(kernel),
+      b.getDenseI64ArrayAttr(stride), b.getDenseI64ArrayAttr(pads),
+      b.getDenseI64ArrayAttr(dilation), b.getI64IntegerAttr(groups),
+      b.getBoolAttr(bias), /*parallel=*/nullptr);
+  if (bias)
+    ctx.recordTensors(conv,
+                      {{"weight", node.input(1)}, {"bias", node.input(2)}});
+  else
+    ctx.recordTensors(conv, {{"weight", node.input(1)}});
+  ctx.defineOutput(node, conv);
   return success();
 }
 

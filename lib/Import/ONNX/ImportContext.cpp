@@ -9,6 +9,8 @@
 #include "ImportContext.h"
 #include "Attributes.h"
 
+#include "hd/Dialect/HD/IR/HDDialect.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -101,6 +103,21 @@ bool ImportContext::definesOutput(const onnx::NodeProto &node) const {
 void ImportContext::poisonOutputs(const onnx::NodeProto &node) {
   for (const auto &out : node.output())
     poisoned.insert(out);
+}
+
+void ImportContext::recordTensors(
+    Operation *op, ArrayRef<std::pair<StringRef, StringRef>> tensors,
+    ArrayRef<StringRef> transposed) {
+  SmallVector<NamedAttribute> entries;
+  for (auto [param, name] : tensors) {
+    entries.push_back(builder.getNamedAttr(param, builder.getStringAttr(name)));
+    recordedTensors.insert(name);
+  }
+  op->setAttr(HDDialect::getTensorsAttrName(),
+              builder.getDictionaryAttr(entries));
+  if (!transposed.empty())
+    op->setAttr(HDDialect::getTransposedTensorsAttrName(),
+                builder.getStrArrayAttr(transposed));
 }
 
 } // namespace hd::onnx_import

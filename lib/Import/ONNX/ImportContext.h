@@ -164,6 +164,22 @@ public:
     pendingPads[node.output(0)] = pad;
   }
 
+  /// Records which ONNX tensors hold the parameters (and statistics) of
+  /// `op`, the layer made from a node, by the runtime's names (weight,
+  /// bias, scale, shift, running_mean, running_var): programs start from
+  /// them (--init) and write them back (--export-onnx). `transposed` lists
+  /// those stored as the transpose of hd's layout.
+  void recordTensors(
+      mlir::Operation *op,
+      llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>> tensors,
+      llvm::ArrayRef<llvm::StringRef> transposed = {});
+
+  /// Every tensor recordTensors named: the driver keeps the source model
+  /// without their data.
+  const llvm::StringSet<> &getRecordedTensors() const {
+    return recordedTensors;
+  }
+
   //===--------------------------------------------------------------------===//
   // For the driver
   //===--------------------------------------------------------------------===//
@@ -191,6 +207,7 @@ private:
   llvm::StringMap<const onnx::TensorProto *> constants;
 
   llvm::StringMap<mlir::Value> values;
+  llvm::StringSet<> recordedTensors;
   llvm::StringMap<PendingPad> pendingPads;
   llvm::StringSet<> poisoned;
 };

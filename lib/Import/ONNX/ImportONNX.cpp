@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
 
 #include <onnx/onnx_pb.h>
@@ -39,7 +40,7 @@ class GraphImporter {
 public:
   GraphImporter(const onnx::ModelProto &model, Location fileLoc,
                 const ONNXImportOptions &options)
-      : graph(model.graph()), fileLoc(fileLoc), options(options),
+      : model(model), graph(model.graph()), fileLoc(fileLoc), options(options),
         ctx(graph, fileLoc.getContext()) {}
 
   OwningOpRef<ModuleOp> run();
@@ -53,7 +54,12 @@ private:
   /// The imported value of the graph's output, checked against the shape
   /// the model declares for it.
   FailureOr<Value> getGraphOutput();
+  /// The model's bytes without the data of the tensors layers read their
+  /// parameters from: what --export-onnx fills with trained values, small
+  /// enough to carry in the IR and the program.
+  DenseResourceElementsAttr sourceWithoutParameters();
 
+  const onnx::ModelProto &model;
   const onnx::GraphProto &graph;
   Location fileLoc;
   const ONNXImportOptions &options;
@@ -157,6 +163,23 @@ FailureOr<Value> GraphImporter::getGraphOutput() {
   return result;
 }
 
+DenseResourceElementsAttr GraphImporter::sourceWithoutParameters() {
+  onnx::ModelProto source = model;
+  for (onnx::TensorProto &t : *source.mutable_graph()->mutable_initializer())
+    if (ctx.getRecordedTensors().contains(t.name())) {
+      t.clear_raw_data();
+      t.clear_float_data();
+      t.clear_double_data();
+    }
+  std::string bytes = source.SerializeAsString();
+  auto type = RankedTensorType::get({int64_t(bytes.size())},
+                                    ctx.getBuilder().getI8Type());
+  return DenseResourceElementsAttr::get(
+      type, "hd_source",
+      HeapAsmResourceBlob::allocateAndCopyInferAlign(
+          ArrayRef<char>(bytes.data(), bytes.size())));
+}
+
 OwningOpRef<ModuleOp> GraphImporter::run() {
   if (graph.node_size() == 0) {
     emitError(fileLoc) << "not an ONNX model: it has no graph nodes";
@@ -227,6 +250,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   func::ReturnOp::create(builder, modelLoc, result);
   func.setFunctionType(
       builder.getFunctionType(argTypes, TypeRange{result.getType()}));
+
+  if (options.keepSource)
+    (*module)->setAttr(HDDialect::getSourceAttrName(),
+                       sourceWithoutParameters());
 
   // The verifier reports its own errors above this one.
   if (failed(verify(*module))) {

@@ -52,11 +52,21 @@ static LogicalResult importGemm(const onnx::NodeProto &node,
                             << outFeatures << " or 1x" << outFeatures;
   }
   OpBuilder &b = ctx.getBuilder();
-  ctx.defineOutput(node,
-                   LinearOp::create(b, ctx.getLoc(node),
-                                    ctx.getTensorType({in[0], outFeatures}), *x,
-                                    b.getI64IntegerAttr(outFeatures),
-                                    b.getBoolAttr(bias), /*parallel=*/nullptr));
+  auto linear = LinearOp::create(
+      b, ctx.getLoc(node), ctx.getTensorType({in[0], outFeatures}), *x,
+      b.getI64IntegerAttr(outFeatures), b.getBoolAttr(bias),
+      /*parallel=*/nullptr);
+  // hd's weight is out_features x features: ONNX's B when transB is set,
+  // its transpose otherwise.
+  SmallVector<std::pair<StringRef, StringRef>, 2> tensors = {
+      {"weight", node.input(1)}};
+  if (bias)
+    tensors.push_back({"bias", node.input(2)});
+  SmallVector<StringRef, 1> transposed;
+  if (!transB)
+    transposed.push_back("weight");
+  ctx.recordTensors(linear, tensors, transposed);
+  ctx.defineOutput(node, linear);
   return success();
 }
 

@@ -40,10 +40,14 @@ static LogicalResult importBatchNorm(const onnx::NodeProto &node,
   if (!(eps > 0) || !(momentum >= 0 && momentum <= 1))
     return ctx.fail(node) << "epsilon must be > 0 and momentum in [0, 1]";
   OpBuilder &b = ctx.getBuilder();
-  ctx.defineOutput(node, BatchNormOp::create(b, ctx.getLoc(node), *x,
-                                             b.getF64FloatAttr(eps),
-                                             b.getF64FloatAttr(momentum),
-                                             /*parallel=*/nullptr));
+  auto bn = BatchNormOp::create(b, ctx.getLoc(node), *x, b.getF64FloatAttr(eps),
+                                b.getF64FloatAttr(momentum),
+                                /*parallel=*/nullptr);
+  ctx.recordTensors(bn, {{"scale", node.input(1)},
+                         {"shift", node.input(2)},
+                         {"running_mean", node.input(3)},
+                         {"running_var", node.input(4)}});
+  ctx.defineOutput(node, bn);
   return success();
 }
 

@@ -8,16 +8,24 @@
 
 // A sample split, then a channel split that needs a transfer, a linear layer
 // on fewer devices, and the loss.
-module attributes {hd.devices = 2 : i64, hd.model = "tiny"} {
+module attributes {hd.devices = 2 : i64, hd.model = "tiny", hd.source = dense_resource<tiny_onnx> : tensor<4xi8>} {
   func.func @tiny(%x: tensor<2x3x4x4xf32>, %y: tensor<2xi32>) -> tensor<f32> {
-    %0 = hd.conv2d %x {bias = true, dilation = array<i64: 1, 1>, groups = 1 : i64, kernel = array<i64: 3, 3>, out_channels = 4 : i64, padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, parallel = #hd.pconfig<n = 2, c = 1, h = 1, w = 1>} : tensor<2x3x4x4xf32> -> tensor<2x4x4x4xf32> loc("conv")
+    %0 = hd.conv2d %x {bias = true, dilation = array<i64: 1, 1>, groups = 1 : i64, hd.tensors = {bias = "conv.b", weight = "conv.w"}, kernel = array<i64: 3, 3>, out_channels = 4 : i64, padding = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>, parallel = #hd.pconfig<n = 2, c = 1, h = 1, w = 1>} : tensor<2x3x4x4xf32> -> tensor<2x4x4x4xf32> loc("conv")
     %1 = hd.relu %0 {parallel = #hd.pconfig<n = 1, c = 2, h = 1, w = 1>} : tensor<2x4x4x4xf32> loc("relu")
     %2 = hd.flatten %1 {parallel = #hd.pconfig<n = 1, c = 2>} : tensor<2x4x4x4xf32> -> tensor<2x64xf32> loc("flatten")
-    %3 = hd.linear %2 {bias = false, out_features = 5 : i64, parallel = #hd.pconfig<n = 1, c = 1>} : tensor<2x64xf32> -> tensor<2x5xf32> loc("fc")
+    %3 = hd.linear %2 {bias = false, hd.tensors = {weight = "fc.w"}, hd.tensors_transposed = ["weight"], out_features = 5 : i64, parallel = #hd.pconfig<n = 1, c = 1>} : tensor<2x64xf32> -> tensor<2x5xf32> loc("fc")
     %4 = hd.softmax_cross_entropy %3, %y {parallel = #hd.pconfig<n = 1, c = 1>} : tensor<2x5xf32>, tensor<2xi32> -> tensor<f32> loc("loss")
     return %4 : tensor<f32>
   }
 }
+
+{-#
+  dialect_resources: {
+    builtin: {
+      tiny_onnx: "0x0400000001020304"
+    }
+  }
+#-}
 
 // Constants: names, shapes, configurations, descriptors, plans, groups.
 // CHECK-DAG: llvm.mlir.global internal constant @hd_model_name("tiny\00")
@@ -27,6 +35,10 @@ module attributes {hd.devices = 2 : i64, hd.model = "tiny"} {
 // padding, dilation, groups, bias.
 // CHECK-DAG: llvm.mlir.global internal constant @hd_layer0_desc([4, [3, 3], [1, 1], [1, 1, 1, 1], [1, 1], 1, 1]) {{.*}} : !llvm.struct<"hdrt.conv2d.desc", (i64, array<2 x i64>, array<2 x i64>, array<4 x i64>, array<2 x i64>, i64, i64)>
 // CHECK-DAG: llvm.mlir.global internal constant @hd_layer3_desc([5, 0]) {{.*}} : !llvm.struct<"hdrt.linear.desc", (i64, i64)>
+// The source model's bytes, and where the layers' parameters are in it.
+// CHECK-DAG: llvm.mlir.global internal constant @hd_source("\01\02\03\04")
+// CHECK-DAG: llvm.mlir.global internal constant @hd_layer0_tensors("bias\09conv.b\0Aweight\09conv.w\0A\00")
+// CHECK-DAG: llvm.mlir.global internal constant @hd_layer3_tensors("weight\09fc.w\09transposed\0A\00")
 
 // The transfer conv -> relu: each device sends the other its sample's other
 // two channels (src, dst, lo, hi).
@@ -41,10 +53,13 @@ module attributes {hd.devices = 2 : i64, hd.model = "tiny"} {
 // CHECK-LABEL: func.func @main(%{{.*}}: i32, %{{.*}}: !llvm.ptr) -> i32
 // CHECK-NOT: func.func @tiny
 // CHECK: call @hdrt_init(%{{.*}}, %{{.*}}, %c2_i64,
+// CHECK: %[[SOURCE:.*]] = llvm.mlir.addressof @hd_source
+// CHECK: call @hdrt_define_source(%[[SOURCE]], %c4_i64)
 // Definitions: every layer (its kind, then its descriptor and its size),
 // every operand's edge, the replicated conv's sync.
 // CHECK: %[[CONV:.*]] = llvm.mlir.addressof @hd_layer0_desc
 // CHECK: call @hdrt_define_layer(%c0_i64, %c0_i64, {{.*}}, %[[CONV]], %c104_i64)
+// CHECK: call @hdrt_define_tensors(%c0_i64,
 // CHECK: %[[NONE:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK: call @hdrt_define_layer(%c1_i64, %c3_i64, {{.*}}, %[[NONE]], %c0_i64)
 // CHECK: call @hdrt_define_layer(%c2_i64, %c7_i64, {{.*}}, %c0_i64)

@@ -519,3 +519,33 @@ func.func @transfer_too_many_tasks(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %t = hd.transfer %x {from = #hd.pconfig<n = 1, c = 1>, to = #hd.pconfig<n = 4611686018427387904, c = 4>, moves = []} : tensor<4x8xf32>
   return %t : tensor<4x8xf32>
 }
+
+// -----
+
+// The source tensors of a layer's parameters: a dictionary of names.
+func.func @tensors_not_names(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'hd.tensors' entry 'weight' must name a tensor (a string)}}
+  %0 = hd.linear %x {out_features = 3 : i64, bias = false, hd.tensors = {weight = 7 : i64}} : tensor<2x4xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @tensors_not_on_a_layer() {
+  // expected-error @+1 {{'hd.tensors' must be a dictionary on a layer, from a parameter's name to the tensor that holds it}}
+  return {hd.tensors = {weight = "w"}}
+}
+
+// -----
+
+func.func @transposed_unknown(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'hd.tensors_transposed' lists "bias", which 'hd.tensors' does not name}}
+  %0 = hd.linear %x {out_features = 3 : i64, bias = false, hd.tensors = {weight = "w"}, hd.tensors_transposed = ["bias"]} : tensor<2x4xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// The source model: the bytes of an ONNX file, on the module.
+// expected-error @+1 {{'hd.source' must be the bytes of an ONNX model, a dense_resource of i8}}
+module attributes {hd.source = "model.onnx"} {}

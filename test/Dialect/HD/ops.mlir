@@ -59,4 +59,12 @@ func.func @configs() attributes {test.a = #hd.pconfig<n = 4, c = 1, h = 2, w = 2
   return
 }
 
+// Where a layer's parameters come from in the source model.
+// CHECK-LABEL: func.func @sources
+// CHECK: hd.linear %{{.*}} {bias = true, hd.tensors = {bias = "fc.bias", weight = "fc.weight"}, hd.tensors_transposed = ["weight"], out_features = 3 : i64}
+func.func @sources(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %0 = hd.linear %x {out_features = 3 : i64, bias = true, hd.tensors = {weight = "fc.weight", bias = "fc.bias"}, hd.tensors_transposed = ["weight"]} : tensor<2x4xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
 }

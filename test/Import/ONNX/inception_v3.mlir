@@ -12,7 +12,7 @@
 
 // CHECK: func.func @inception_v3(%arg0: tensor<32x3x299x299xf32> loc("input"), %arg1: tensor<32xi32> loc("labels")) -> tensor<f32>
 // CHECK: hd.conv2d %arg0 {{.*}}stride = array<i64: 2, 2>} : tensor<32x3x299x299xf32> -> tensor<32x32x149x149xf32>
-// CHECK: hd.batchnorm {{.*}} {epsilon = 1.000000e-03 : f64, momentum = 9.000000e-01 : f64} : tensor<32x32x149x149xf32>
+// CHECK: hd.batchnorm {{.*}} {epsilon = 1.000000e-03 : f64, hd.tensors = {running_mean = "Conv2d_1a_3x3.bn.running_mean", running_var = "Conv2d_1a_3x3.bn.running_var", scale = "Conv2d_1a_3x3.bn.weight", shift = "Conv2d_1a_3x3.bn.bias"}, momentum = 9.000000e-01 : f64} : tensor<32x32x149x149xf32>
 // CHECK: hd.concat {{.*}} -> tensor<32x256x35x35xf32> loc([[MIX5B:#loc[0-9]+]])
 // CHECK: hd.concat {{.*}} -> tensor<32x768x17x17xf32>
 // CHECK: hd.concat {{.*}} -> tensor<32x2048x8x8xf32>

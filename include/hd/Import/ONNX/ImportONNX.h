@@ -20,6 +20,10 @@ struct ONNXImportOptions {
   bool appendLoss = true;
   /// Name of the model (module attribute hd.model and the function's name).
   std::string modelName = "model";
+  /// Keep the source model in the module (hd.source, without the data of
+  /// the tensors layers read their parameters from), so that programs can
+  /// write their trained weights back as ONNX.
+  bool keepSource = true;
 };
 
 /// Imports a serialized ONNX ModelProto. Every problem is reported as one

@@ -5,6 +5,7 @@
 #include "hd/Dialect/HD/IR/HDOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
 using namespace hd;
@@ -34,6 +35,45 @@ LogicalResult HDDialect::verifyOperationAttribute(Operation *op,
   if (name == getModelAttrName()) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a string";
+    return success();
+  }
+  if (name == getSourceAttrName()) {
+    if (!isa<ModuleOp>(op))
+      return op->emitError() << "'" << name << "' belongs on the module";
+    auto source = dyn_cast<DenseResourceElementsAttr>(attr.getValue());
+    if (!source || !source.getType().getElementType().isInteger(8) ||
+        source.getType().getRank() != 1)
+      return op->emitError() << "'" << name << "' must be the bytes of an "
+                             << "ONNX model, a dense_resource of i8";
+    return success();
+  }
+  if (name == getTensorsAttrName()) {
+    auto layer = dyn_cast<LayerOpInterface>(op);
+    auto tensors = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!layer || !tensors)
+      return op->emitError() << "'" << name << "' must be a dictionary on a "
+                             << "layer, from a parameter's name to the "
+                             << "tensor that holds it";
+    for (NamedAttribute entry : tensors)
+      if (!isa<StringAttr>(entry.getValue()))
+        return op->emitError()
+               << "'" << name << "' entry '" << entry.getName().getValue()
+               << "' must name a tensor (a string)";
+    return success();
+  }
+  if (name == getTransposedTensorsAttrName()) {
+    auto tensors = op->getAttrOfType<DictionaryAttr>(getTensorsAttrName());
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!tensors || !names)
+      return op->emitError() << "'" << name << "' must list entries of '"
+                             << getTensorsAttrName() << "'";
+    for (Attribute entry : names) {
+      auto param = dyn_cast<StringAttr>(entry);
+      if (!param || !tensors.get(param))
+        return op->emitError()
+               << "'" << name << "' lists " << entry << ", which '"
+               << getTensorsAttrName() << "' does not name";
+    }
     return success();
   }
   return op->emitError() << "unknown hd attribute '" << name << "'";

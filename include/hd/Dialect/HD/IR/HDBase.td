@@ -34,6 +34,14 @@ def HD_Dialect : Dialect {
     of its split along each dimension it allows. The module may carry
     `hd.devices`, the number of devices the program is compiled for; layers
     then may not use more tasks than that.
+
+    After an ONNX import, a layer with parameters carries `hd.tensors`, the
+    names of the ONNX tensors that hold them (and a batch norm's running
+    statistics), by the runtime's parameter names, and `hd.tensors_transposed`
+    for a tensor stored as the transpose of hd's layout. The module carries
+    `hd.source`, the ONNX model itself without those tensors' data. Programs
+    start from those tensors with `--init model.onnx` and write them back with
+    `--export-onnx`.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
@@ -51,6 +59,23 @@ def HD_Dialect : Dialect {
     /// Name of the module attribute that holds the model's name.
     static constexpr ::llvm::StringLiteral getModelAttrName() {
       return ::llvm::StringLiteral("hd.model");
+    }
+    /// Name of the module attribute that holds the source ONNX model (with
+    /// the data of the parameters hd trains removed), which
+    /// `--export-onnx` writes back with the trained values.
+    static constexpr ::llvm::StringLiteral getSourceAttrName() {
+      return ::llvm::StringLiteral("hd.source");
+    }
+    /// Name of a layer's attribute that names the source tensors of its
+    /// parameters and statistics, by the runtime's names:
+    /// `{weight = "conv1.weight", bias = "conv1.bias"}`.
+    static constexpr ::llvm::StringLiteral getTensorsAttrName() {
+      return ::llvm::StringLiteral("hd.tensors");
+    }
+    /// Name of a layer's attribute that lists which of those source tensors
+    /// hold the transpose of hd's layout (an ONNX Gemm with transB = 0).
+    static constexpr ::llvm::StringLiteral getTransposedTensorsAttrName() {
+      return ::llvm::StringLiteral("hd.tensors_transposed");
     }
   }];
 }
