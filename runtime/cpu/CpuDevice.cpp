@@ -139,8 +139,10 @@ public:
     cpu::dropout(tile, seed, stream, ratio, in, out);
   }
   void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
-                   float *param, const float *grad, float *velocity) override {
-    cpu::sgdMomentum(count, lr, momentum, weightDecay, param, grad, velocity);
+                   bool nesterov, float *param, const float *grad,
+                   float *velocity) override {
+    cpu::sgdMomentum(count, lr, momentum, weightDecay, nesterov, param, grad,
+                     velocity);
   }
 
   void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
@@ -152,6 +154,16 @@ public:
                            const double *sums, float *mean,
                            float *invStd) override {
     cpu::batchNormStatistics(c, count, eps, sums, sums + c, mean, invStd);
+  }
+  void batchNormRunningUpdate(int64_t c, int64_t count, double momentum,
+                              const double *sums, float *runningMean,
+                              float *runningVar) override {
+    cpu::batchNormRunningUpdate(c, count, momentum, sums, sums + c,
+                                runningMean, runningVar);
+  }
+  void batchNormInvStd(int64_t c, double eps, const float *var,
+                       float *invStd) override {
+    cpu::batchNormInvStd(c, eps, var, invStd);
   }
   void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
                         const float *mean, const float *invStd,

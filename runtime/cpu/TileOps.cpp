@@ -34,6 +34,25 @@ void batchNormStatistics(int64_t c, int64_t count, double eps,
   }
 }
 
+void batchNormRunningUpdate(int64_t c, int64_t count, double momentum,
+                            const double *sum, const double *sumSq,
+                            float *runningMean, float *runningVar) {
+  for (int64_t ch = 0; ch < c; ++ch) {
+    double m = sum[ch] / count;
+    double var = std::max(0.0, sumSq[ch] / count - m * m);
+    double unbiased = count > 1 ? var * count / (count - 1) : var;
+    runningMean[ch] =
+        static_cast<float>(momentum * runningMean[ch] + (1 - momentum) * m);
+    runningVar[ch] = static_cast<float>(momentum * runningVar[ch] +
+                                        (1 - momentum) * unbiased);
+  }
+}
+
+void batchNormInvStd(int64_t c, double eps, const float *var, float *invStd) {
+  for (int64_t ch = 0; ch < c; ++ch)
+    invStd[ch] = static_cast<float>(1.0 / std::sqrt(double(var[ch]) + eps));
+}
+
 void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
                       const float *mean, const float *invStd,
                       const float *scale, const float *shift, float *out) {
@@ -154,10 +173,13 @@ void add(int64_t count, const float *a, const float *b, float *out) {
 }
 
 void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
-                 float *param, const float *grad, float *velocity) {
+                 bool nesterov, float *param, const float *grad,
+                 float *velocity) {
+  // In PyTorch's order of operations, so that both round alike.
   for (int64_t i = 0; i < count; ++i) {
-    velocity[i] = momentum * velocity[i] + grad[i] + weightDecay * param[i];
-    param[i] -= lr * velocity[i];
+    float d = grad[i] + weightDecay * param[i];
+    velocity[i] = momentum * velocity[i] + d;
+    param[i] -= lr * (nesterov ? d + momentum * velocity[i] : velocity[i]);
   }
 }
 

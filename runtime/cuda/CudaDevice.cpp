@@ -286,10 +286,11 @@ public:
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
-                   float *param, const float *grad, float *velocity) override {
+                   bool nesterov, float *param, const float *grad,
+                   float *velocity) override {
     waitForGradients();
-    cuda::sgdMomentum(compute_, count, lr, momentum, weightDecay, param, grad,
-                      velocity);
+    cuda::sgdMomentum(compute_, count, lr, momentum, weightDecay, nesterov,
+                      param, grad, velocity);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
 
@@ -334,6 +335,18 @@ public:
                            const double *sums, float *mean,
                            float *invStd) override {
     cuda::batchNormStatistics(compute_, c, count, eps, sums, mean, invStd);
+    HDRT_CUDA_CHECK(cudaGetLastError());
+  }
+  void batchNormRunningUpdate(int64_t c, int64_t count, double momentum,
+                              const double *sums, float *runningMean,
+                              float *runningVar) override {
+    cuda::batchNormRunningUpdate(compute_, c, count, momentum, sums,
+                                 runningMean, runningVar);
+    HDRT_CUDA_CHECK(cudaGetLastError());
+  }
+  void batchNormInvStd(int64_t c, double eps, const float *var,
+                       float *invStd) override {
+    cuda::batchNormInvStd(compute_, c, eps, var, invStd);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,

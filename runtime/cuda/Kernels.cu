@@ -155,12 +155,13 @@ __global__ void dropoutKernel(TileRegion tile, int64_t volume,
 }
 
 __global__ void sgdKernel(int64_t count, float lr, float momentum,
-                          float weightDecay, float *param, const float *grad,
-                          float *velocity) {
+                          float weightDecay, bool nesterov, float *param,
+                          const float *grad, float *velocity) {
   FOR_EACH(i, count) {
-    float v = momentum * velocity[i] + grad[i] + weightDecay * param[i];
+    float d = grad[i] + weightDecay * param[i];
+    float v = momentum * velocity[i] + d;
     velocity[i] = v;
-    param[i] -= lr * v;
+    param[i] -= lr * (nesterov ? d + momentum * v : v);
   }
 }
 
@@ -333,6 +334,24 @@ __global__ void bnStatisticsKernel(int64_t c, int64_t count, double eps,
   }
 }
 
+__global__ void bnRunningUpdateKernel(int64_t c, int64_t count,
+                                      double momentum, const double *sums,
+                                      float *runningMean, float *runningVar) {
+  FOR_EACH(ch, c) {
+    double m = sums[ch] / count;
+    double var = fmax(0.0, sums[c + ch] / count - m * m);
+    double unbiased = count > 1 ? var * count / (count - 1) : var;
+    runningMean[ch] = float(momentum * runningMean[ch] + (1 - momentum) * m);
+    runningVar[ch] =
+        float(momentum * runningVar[ch] + (1 - momentum) * unbiased);
+  }
+}
+
+__global__ void bnInvStdKernel(int64_t c, double eps, const float *var,
+                               float *invStd) {
+  FOR_EACH(ch, c) { invStd[ch] = float(1.0 / sqrt(double(var[ch]) + eps)); }
+}
+
 __global__ void bnForwardKernel(int64_t total, int64_t c, int64_t hw,
                                 const float *in, const float *mean,
                                 const float *invStd, const float *scale,
@@ -501,11 +520,11 @@ void dropout(cudaStream_t s, const TileRegion &tile, uint64_t seed,
 }
 
 void sgdMomentum(cudaStream_t s, int64_t count, float lr, float momentum,
-                 float weightDecay, float *param, const float *grad,
-                 float *velocity) {
+                 float weightDecay, bool nesterov, float *param,
+                 const float *grad, float *velocity) {
   if (count > 0)
     sgdKernel<<<blocksFor(count), kThreads, 0, s>>>(
-        count, lr, momentum, weightDecay, param, grad, velocity);
+        count, lr, momentum, weightDecay, nesterov, param, grad, velocity);
 }
 
 void pool2dForward(cudaStream_t s, const Pool2dShape &p, const float *in,
@@ -540,6 +559,20 @@ void batchNormStatistics(cudaStream_t s, int64_t c, int64_t count, double eps,
   if (c > 0)
     bnStatisticsKernel<<<blocksFor(c), kThreads, 0, s>>>(c, count, eps, sums,
                                                          mean, invStd);
+}
+
+void batchNormRunningUpdate(cudaStream_t s, int64_t c, int64_t count,
+                            double momentum, const double *sums,
+                            float *runningMean, float *runningVar) {
+  if (c > 0)
+    bnRunningUpdateKernel<<<blocksFor(c), kThreads, 0, s>>>(
+        c, count, momentum, sums, runningMean, runningVar);
+}
+
+void batchNormInvStd(cudaStream_t s, int64_t c, double eps, const float *var,
+                     float *invStd) {
+  if (c > 0)
+    bnInvStdKernel<<<blocksFor(c), kThreads, 0, s>>>(c, eps, var, invStd);
 }
 
 void batchNormForward(cudaStream_t s, int64_t n, int64_t c, int64_t hw,

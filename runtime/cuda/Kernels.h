@@ -46,8 +46,8 @@ void add(cudaStream_t s, int64_t count, const float *a, const float *b,
 void dropout(cudaStream_t s, const TileRegion &tile, uint64_t seed,
              uint64_t stream, float ratio, const float *in, float *out);
 void sgdMomentum(cudaStream_t s, int64_t count, float lr, float momentum,
-                 float weightDecay, float *param, const float *grad,
-                 float *velocity);
+                 float weightDecay, bool nesterov, float *param,
+                 const float *grad, float *velocity);
 
 void pool2dForward(cudaStream_t s, const Pool2dShape &p, const float *in,
                    float *out);
@@ -61,6 +61,11 @@ void batchNormPartialSums(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
                           const float *in, double *scratch, double *sums);
 void batchNormStatistics(cudaStream_t s, int64_t c, int64_t count, double eps,
                          const double *sums, float *mean, float *invStd);
+void batchNormRunningUpdate(cudaStream_t s, int64_t c, int64_t count,
+                            double momentum, const double *sums,
+                            float *runningMean, float *runningVar);
+void batchNormInvStd(cudaStream_t s, int64_t c, double eps, const float *var,
+                     float *invStd);
 void batchNormForward(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
                       const float *in, const float *mean, const float *invStd,
                       const float *scale, const float *shift, float *out);

@@ -14,13 +14,14 @@
 namespace hdrt::exec {
 
 /// Checkpoints hold values and momentum: host copies of every shard, in
-/// `host` (two vectors per parameter), which `shards` point into.
+/// `host` (two vectors per trained parameter, one per statistic), which
+/// `shards` point into.
 std::vector<mpi::Shard>
 Program::stageShards(std::vector<std::vector<float>> &host, bool download) {
   std::vector<mpi::Shard> shards;
   for (Layer &l : layers_)
     for (Param &p : l.params)
-      for (int velocity = 0; velocity < 2; ++velocity) {
+      for (int velocity = 0; velocity < (p.trained ? 2 : 1); ++velocity) {
         const Buffer<float> &buffer = velocity ? p.velocity : p.value;
         std::vector<float> &copy = host.emplace_back(size_t(buffer.size()));
         if (download)
@@ -57,7 +58,8 @@ void Program::resume() {
   for (Layer &l : layers_)
     for (Param &p : l.params) {
       p.value.upload(host[next++].data());
-      p.velocity.upload(host[next++].data());
+      if (p.trained)
+        p.velocity.upload(host[next++].data());
     }
   firstStep_ = lastCheckpoint_ = step;
   if (rank_ == 0 && !options_.quiet)

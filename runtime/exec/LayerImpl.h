@@ -18,14 +18,16 @@
 
 namespace hdrt::exec {
 
-/// A parameter a layer owns: its name's suffix ("weight"), its global
-/// shape, split along dim 0 (the layer's output channels), and its initial
-/// values, offset + bound * u with u uniform in [-1, 1) from the
-/// partition-independent generator.
+/// A parameter a layer owns: its name's suffix ("weight", also its name
+/// among the layer's source tensors), its global shape, split along dim 0
+/// (the layer's output channels), and its initial values, offset + bound *
+/// u with u uniform in [-1, 1) from the partition-independent generator.
 struct ParamSpec {
   std::string suffix;
   std::vector<int64_t> shape;
   float offset = 0, bound = 0;
+  /// False for statistics the layer keeps rather than trains.
+  bool trained = true;
 };
 
 class LayerImpl {

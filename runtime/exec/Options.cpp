@@ -1,4 +1,9 @@
 //===- Options.cpp - the compiled program's command line ------------------===//
+//
+// One table: each flag, its value, its help line and what it sets. The
+// usage is printed from the same table, so the two cannot disagree.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Options.h"
 
@@ -6,160 +11,347 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <sstream>
 
 namespace hdrt::exec {
 
 namespace {
 
-bool parseInt(const char *text, int64_t &out) {
+bool parseInt(const std::string &text, int64_t &out) {
   errno = 0;
   char *end = nullptr;
-  long long v = std::strtoll(text, &end, 10);
-  if (errno || end == text || *end)
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno || end == text.c_str() || *end)
     return false;
   out = v;
   return true;
 }
 
-bool parseDouble(const char *text, double &out) {
+bool parseDouble(const std::string &text, double &out) {
   errno = 0;
   char *end = nullptr;
-  double v = std::strtod(text, &end);
-  if (errno || end == text || *end || !std::isfinite(v))
+  double v = std::strtod(text.c_str(), &end);
+  if (errno || end == text.c_str() || *end || !std::isfinite(v))
     return false;
   out = v;
   return true;
+}
+
+std::vector<std::string> splitList(const std::string &text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ','))
+    parts.push_back(part);
+  return parts;
+}
+
+/// Sets an option from its value (empty for a switch); false with a
+/// message on a bad value.
+using Setter = std::function<bool(const std::string &flag,
+                                  const std::string &value, Options &o,
+                                  std::string &error)>;
+
+struct Flag {
+  const char *name;
+  const char *value; // its placeholder in the usage; null for a switch
+  const char *help;
+  Setter set;
+};
+
+Setter integer(int64_t Options::*field, int64_t min) {
+  return [=](const std::string &flag, const std::string &v, Options &o,
+             std::string &error) {
+    if (!parseInt(v, o.*field) || o.*field < min) {
+      error = flag + " expects an integer >= " + std::to_string(min) +
+              ", got '" + v + "'";
+      return false;
+    }
+    return true;
+  };
+}
+
+Setter real(double Options::*field) {
+  return [=](const std::string &flag, const std::string &v, Options &o,
+             std::string &error) {
+    if (!parseDouble(v, o.*field) || o.*field < 0) {
+      error = flag + " expects a finite number >= 0, got '" + v + "'";
+      return false;
+    }
+    return true;
+  };
+}
+
+Setter text(std::string Options::*field) {
+  return [=](const std::string &, const std::string &v, Options &o,
+             std::string &) {
+    o.*field = v;
+    return true;
+  };
+}
+
+Setter flagSwitch(bool Options::*field) {
+  return [=](const std::string &, const std::string &, Options &o,
+             std::string &) {
+    o.*field = true;
+    return true;
+  };
+}
+
+/// A comma-separated list of numbers, each > 0 when `positive`.
+Setter numbers(std::vector<double> Options::*field, bool positive) {
+  return [=](const std::string &flag, const std::string &v, Options &o,
+             std::string &error) {
+    (o.*field).clear();
+    for (const std::string &part : splitList(v)) {
+      double x;
+      if (!parseDouble(part, x) || (positive && x <= 0)) {
+        error = flag + " expects numbers" + (positive ? " > 0" : "") +
+                " separated by commas, got '" + v + "'";
+        return false;
+      }
+      (o.*field).push_back(x);
+    }
+    if ((o.*field).empty()) {
+      error = flag + " expects at least one number";
+      return false;
+    }
+    return true;
+  };
+}
+
+const std::vector<Flag> &flags() {
+  static const std::vector<Flag> table = {
+      {"--steps", "K", "train until step K (default 10)",
+       [](const std::string &f, const std::string &v, Options &o,
+          std::string &e) {
+         o.stepsGiven = true;
+         return integer(&Options::steps, 0)(f, v, o, e);
+       }},
+      {"--epochs", "E",
+       "train for E passes over --data (instead of --steps)",
+       [](const std::string &f, const std::string &v, Options &o,
+          std::string &e) {
+         if (!real(&Options::epochs)(f, v, o, e))
+           return false;
+         if (o.epochs > 0)
+           return true;
+         e = f + " expects a number > 0, got '" + v + "'";
+         return false;
+       }},
+      {"--seed", "S", "seed of weights, data order, augmentation and dropout "
+                      "(default 1)",
+       [](const std::string &f, const std::string &v, Options &o,
+          std::string &e) {
+         int64_t seed = 0;
+         if (!parseInt(v, seed) || seed < 0) {
+           e = f + " expects an integer >= 0, got '" + v + "'";
+           return false;
+         }
+         o.seed = uint64_t(seed);
+         return true;
+       }},
+      {"--lr", "X", "learning rate (default 0.01)", real(&Options::lr)},
+      {"--momentum", "X", "SGD momentum (default 0.9)",
+       real(&Options::momentum)},
+      {"--nesterov", nullptr, "Nesterov momentum",
+       flagSwitch(&Options::nesterov)},
+      {"--weight-decay", "X", "SGD weight decay (default 5e-4)",
+       real(&Options::weightDecay)},
+      {"--lr-schedule", "S",
+       "constant (default), step (x gamma at each milestone) or cosine",
+       [](const std::string &f, const std::string &v, Options &o,
+          std::string &e) {
+         if (v == "constant")
+           o.schedule = LrSchedule::Constant;
+         else if (v == "step")
+           o.schedule = LrSchedule::Step;
+         else if (v == "cosine")
+           o.schedule = LrSchedule::Cosine;
+         else {
+           e = f + " expects constant, step or cosine, got '" + v + "'";
+           return false;
+         }
+         return true;
+       }},
+      {"--lr-milestones", "A,B", "step schedule: the steps where the rate "
+                                 "drops (default: half and three quarters "
+                                 "of the steps)",
+       [](const std::string &f, const std::string &v, Options &o,
+          std::string &e) {
+         o.milestones.clear();
+         for (const std::string &part : splitList(v)) {
+           int64_t step;
+           if (!parseInt(part, step) || step < 1) {
+             e = f + " expects steps >= 1 separated by commas, got '" + v +
+                 "'";
+             return false;
+           }
+           o.milestones.push_back(step);
+         }
+         return true;
+       }},
+      {"--lr-gamma", "X", "step schedule: the factor at each milestone "
+                          "(default 0.1)",
+       real(&Options::gamma)},
+      {"--warmup", "K", "raise the rate linearly over the first K steps",
+       integer(&Options::warmup, 0)},
+      {"--data", "PATH",
+       "training data: IDX (.gz), .npy, an image folder, or hd's raw "
+       "format; synthetic without it",
+       text(&Options::data)},
+      {"--labels", "FILE", "labels of --data (IDX or .npy)",
+       text(&Options::labels)},
+      {"--mean", "A,B,C", "subtract per channel, after uint8 -> [0, 1]",
+       numbers(&Options::mean, false)},
+      {"--std", "A,B,C", "then divide per channel", numbers(&Options::std,
+                                                            true)},
+      {"--shuffle", nullptr, "a seeded permutation of --data every epoch",
+       flagSwitch(&Options::shuffle)},
+      {"--augment", "flip,crop[=P]",
+       "random horizontal flips, random crops with P (default 4) pixels of "
+       "padding",
+       [](const std::string &f, const std::string &v, Options &o,
+          std::string &e) {
+         for (const std::string &part : splitList(v)) {
+           int64_t padding = 4;
+           if (part == "flip") {
+             o.flip = true;
+           } else if (part == "crop" ||
+                      (part.rfind("crop=", 0) == 0 &&
+                       parseInt(part.substr(5), padding) && padding >= 0)) {
+             o.cropPadding = padding;
+           } else {
+             e = f + " expects flip and crop[=P] separated by commas, got '" +
+                 v + "'";
+             return false;
+           }
+         }
+         return true;
+       }},
+      {"--eval-data", "PATH", "evaluate on this data (same formats)",
+       text(&Options::evalData)},
+      {"--eval-labels", "FILE", "labels of --eval-data",
+       text(&Options::evalLabels)},
+      {"--eval-every", "K", "evaluate every K steps (and after the last)",
+       integer(&Options::evalEvery, 1)},
+      {"--init", "FILE", "start from the weights of an ONNX model or an hd "
+                         "checkpoint",
+       text(&Options::init)},
+      {"--export-onnx", "FILE", "at the end, write the model as ONNX with "
+                                "the trained weights",
+       text(&Options::exportOnnx)},
+      {"--metrics", "FILE", "write per-step losses, evaluations and timings "
+                            "as JSON",
+       text(&Options::metrics)},
+      {"--checkpoint", "DIR", "save parameters and optimizer state at the "
+                              "end",
+       text(&Options::checkpoint)},
+      {"--checkpoint-every", "N", "also save every N steps",
+       integer(&Options::checkpointEvery, 1)},
+      {"--resume", nullptr, "continue from DIR/checkpoint.hd",
+       flagSwitch(&Options::resume)},
+      {"--trace", "FILE", "write a Chrome/Perfetto trace of the last step",
+       text(&Options::trace)},
+      {"--quiet", nullptr, "no per-step lines", flagSwitch(&Options::quiet)},
+      {"--no-tf32", nullptr,
+       "GPU: full fp32 convolutions (TF32 tensor cores are allowed by "
+       "default, as in PyTorch)",
+       [](const std::string &, const std::string &, Options &o,
+          std::string &) {
+         o.device.tf32 = false;
+         return true;
+       }},
+  };
+  return table;
+}
+
+/// Checks between flags, once all are read.
+bool consistent(const Options &o, std::string &error) {
+  if (o.resume && o.checkpoint.empty())
+    error = "--resume needs --checkpoint DIR to read from";
+  else if (o.checkpointEvery && o.checkpoint.empty())
+    error = "--checkpoint-every needs --checkpoint DIR";
+  else if (o.epochs > 0 && o.stepsGiven)
+    error = "give --steps or --epochs, not both";
+  else if (o.epochs > 0 && o.data.empty())
+    error = "--epochs needs --data: an epoch is one pass over it";
+  else if (!o.labels.empty() && o.data.empty())
+    error = "--labels needs --data";
+  else if (!o.evalLabels.empty() && o.evalData.empty())
+    error = "--eval-labels needs --eval-data";
+  else if (o.evalEvery && o.evalData.empty())
+    error = "--eval-every needs --eval-data";
+  else if ((o.shuffle || o.flip || o.cropPadding >= 0) && o.data.empty())
+    error = "--shuffle and --augment need --data";
+  else if (!o.std.empty() && o.mean.empty())
+    error = "--std needs --mean";
+  else if (!o.mean.empty() && !o.std.empty() && o.mean.size() != o.std.size())
+    error = "--mean and --std need one value per channel each";
+  else if (!o.milestones.empty() && o.schedule != LrSchedule::Step)
+    error = "--lr-milestones needs --lr-schedule step";
+  return error.empty();
 }
 
 } // namespace
 
 std::string usage(const char *program) {
-  return std::string("usage: mpirun -np <devices> ") + program +
-         " [options]\n"
-         "  --steps K            train until step K (default 10)\n"
-         "  --seed S             seed of weights, data and dropout (default 1)\n"
-         "  --lr X               learning rate (default 0.01)\n"
-         "  --momentum X         SGD momentum (default 0.9)\n"
-         "  --weight-decay X     SGD weight decay (default 5e-4)\n"
-         "  --data FILE          images and labels from a raw file (see the\n"
-         "                       runtime docs); synthetic data by default\n"
-         "  --metrics FILE       write per-step losses and timings as JSON\n"
-         "  --checkpoint DIR     save parameters and optimizer state at the end\n"
-         "  --checkpoint-every N also save every N steps\n"
-         "  --resume             continue from DIR/checkpoint.hd\n"
-         "  --trace FILE         write a Chrome/Perfetto trace of the last step\n"
-         "  --quiet              no per-step lines\n"
-         "  --no-tf32            GPU: full fp32 convolutions (TF32 tensor\n"
-         "                       cores are allowed by default, as in PyTorch)\n";
+  std::string text =
+      std::string("usage: mpirun -np <devices> ") + program + " [options]\n";
+  for (const Flag &f : flags()) {
+    std::string left = std::string("  ") + f.name;
+    if (f.value)
+      left += std::string(" ") + f.value;
+    left.resize(std::max<size_t>(left.size() + 1, 23), ' ');
+    text += left + f.help + "\n";
+  }
+  return text;
 }
 
 bool parseOptions(int argc, char **argv, Options &o, bool &help,
                   std::string &error) {
   help = false;
   for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    std::string value;
+    std::string flag = argv[i], value;
     bool inlineValue = false;
-    if (size_t eq = flag.find('='); flag.rfind("--", 0) == 0 &&
-                                    eq != std::string::npos) {
+    if (size_t eq = flag.find('=');
+        flag.rfind("--", 0) == 0 && eq != std::string::npos) {
       value = flag.substr(eq + 1);
       flag = flag.substr(0, eq);
       inlineValue = true;
     }
-    auto next = [&](std::string &out) {
-      if (inlineValue) {
-        out = value;
-        return true;
-      }
+    if (flag == "--help" || flag == "-h") {
+      help = true;
+      continue;
+    }
+    const Flag *spec = nullptr;
+    for (const Flag &f : flags())
+      if (flag == f.name)
+        spec = &f;
+    if (!spec) {
+      error = "unknown option '" + std::string(argv[i]) + "'";
+      return false;
+    }
+    if (spec->value && !inlineValue) {
       if (i + 1 >= argc) {
         error = flag + " needs a value";
         return false;
       }
-      out = argv[++i];
-      return true;
-    };
-    auto integer = [&](int64_t &out, int64_t min) {
-      std::string v;
-      if (!next(v))
-        return false;
-      if (!parseInt(v.c_str(), out) || out < min) {
-        error = flag + " expects an integer >= " + std::to_string(min) +
-                ", got '" + v + "'";
-        return false;
-      }
-      return true;
-    };
-    auto real = [&](double &out) {
-      std::string v;
-      if (!next(v))
-        return false;
-      if (!parseDouble(v.c_str(), out) || out < 0) {
-        error = flag + " expects a finite number >= 0, got '" + v + "'";
-        return false;
-      }
-      return true;
-    };
-    int64_t n = 0;
-    if (flag == "--help" || flag == "-h") {
-      help = true;
-    } else if (flag == "--steps") {
-      if (!integer(o.steps, 0))
-        return false;
-    } else if (flag == "--seed") {
-      if (!integer(n, 0))
-        return false;
-      o.seed = static_cast<uint64_t>(n);
-    } else if (flag == "--lr") {
-      if (!real(o.lr))
-        return false;
-    } else if (flag == "--momentum") {
-      if (!real(o.momentum))
-        return false;
-    } else if (flag == "--weight-decay") {
-      if (!real(o.weightDecay))
-        return false;
-    } else if (flag == "--metrics") {
-      if (!next(o.metrics))
-        return false;
-    } else if (flag == "--checkpoint") {
-      if (!next(o.checkpoint))
-        return false;
-    } else if (flag == "--checkpoint-every") {
-      if (!integer(o.checkpointEvery, 1))
-        return false;
-    } else if (flag == "--resume") {
-      o.resume = true;
-    } else if (flag == "--data") {
-      if (!next(o.data))
-        return false;
-    } else if (flag == "--trace") {
-      if (!next(o.trace))
-        return false;
-    } else if (flag == "--quiet") {
-      o.quiet = true;
-    } else if (flag == "--no-tf32") {
-      o.device.tf32 = false;
-    } else {
-      error = "unknown option '" + std::string(argv[i]) + "'";
-      return false;
+      value = argv[++i];
     }
+    if (!spec->set(flag, value, o, error))
+      return false;
   }
-  if (o.resume && o.checkpoint.empty()) {
-    error = "--resume needs --checkpoint DIR to read from";
+  if (!consistent(o, error))
     return false;
-  }
-  if (o.checkpointEvery && o.checkpoint.empty()) {
-    error = "--checkpoint-every needs --checkpoint DIR";
-    return false;
-  }
   // Test hook, from the environment so it never shows in the usage.
   if (const char *kill = std::getenv("HDRT_TEST_KILL")) {
     int64_t r = -1, s = -1;
     std::string text = kill;
     size_t colon = text.find(':');
-    if (colon == std::string::npos ||
-        !parseInt(text.substr(0, colon).c_str(), r) ||
-        !parseInt(text.substr(colon + 1).c_str(), s)) {
+    if (colon == std::string::npos || !parseInt(text.substr(0, colon), r) ||
+        !parseInt(text.substr(colon + 1), s)) {
       error = "HDRT_TEST_KILL expects <rank>:<step>";
       return false;
     }

@@ -7,18 +7,44 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace hdrt::exec {
 
+enum class LrSchedule { Constant, Step, Cosine };
+
 struct Options {
+  // How long: --steps, or --epochs of the training data.
   int64_t steps = 10;
+  bool stepsGiven = false;
+  double epochs = 0; // 0: --steps decides
   uint64_t seed = 1;
+
+  // The optimizer.
   double lr = 0.01, momentum = 0.9, weightDecay = 5e-4;
+  bool nesterov = false;
+  LrSchedule schedule = LrSchedule::Constant;
+  std::vector<int64_t> milestones; // step: where lr drops (default 1/2, 3/4)
+  double gamma = 0.1;              // step: the factor at each milestone
+  int64_t warmup = 0;              // linear warm-up steps
+
+  // Data: the format is found from the file; synthetic without --data.
+  std::string data, labels;
+  std::string evalData, evalLabels;
+  int64_t evalEvery = 0; // 0: only after the last step
+  std::vector<double> mean, std; // per channel, after uint8 -> [0, 1]
+  bool shuffle = false;
+  bool flip = false;         // --augment flip
+  int64_t cropPadding = -1;  // --augment crop[=P]; -1: no crop
+
+  // Weights in and out.
+  std::string init;       // an ONNX model or an hd checkpoint
+  std::string exportOnnx; // the source model with the trained weights
+
   std::string metrics;    // metrics JSON path (rank 0 writes it)
   std::string checkpoint; // checkpoint directory
   bool resume = false;
   int64_t checkpointEvery = 0; // 0: only at the end
-  std::string data;            // raw images + labels; synthetic when empty
   std::string trace;           // Chrome trace of the last step
   bool quiet = false;          // no per-step lines
   DeviceOptions device;

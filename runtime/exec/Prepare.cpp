@@ -163,6 +163,7 @@ void Program::prepareParams(Layer &l) {
         ch = '_';
     p.shape = specs[i].shape;
     p.writes = first;
+    p.trained = specs[i].trained;
     if (l.task < 0)
       continue;
     p.box.rank = static_cast<int>(p.shape.size());
@@ -171,8 +172,10 @@ void Program::prepareParams(Layer &l) {
     p.box.lo[0] = c0;
     p.box.hi[0] = c1;
     p.value.assign(*device_, p.box.volume());
-    p.grad.assign(*device_, p.box.volume());
-    p.velocity.assign(*device_, p.box.volume());
+    if (p.trained) {
+      p.grad.assign(*device_, p.box.volume());
+      p.velocity.assign(*device_, p.box.volume());
+    }
     // Drawn by global index, so every split starts from the same values.
     int64_t row = 1;
     for (size_t d = 1; d < p.shape.size(); ++d)

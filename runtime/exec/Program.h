@@ -70,10 +70,20 @@ struct Param {
   Box box;                    // this rank's shard (rank 0 when none)
   Buffer<float> value, grad, velocity;
   bool writes = false; // this rank checkpoints its shard
+  /// Trained by SGD; false for statistics a layer keeps (batch norm's
+  /// running mean and variance), which have no gradient or momentum.
+  bool trained = true;
 };
 
 struct Edge;
 class LayerImpl;
+
+/// What the loss layer's tile finds in an inference forward: the samples
+/// whose label is one of its classes (each sample is counted by exactly one
+/// tile), and how many of them rank their label first, or in the first five.
+struct Accuracy {
+  int64_t samples = 0, top1 = 0, top5 = 0;
+};
 
 /// What a layer kind keeps on this rank beyond its tiles and parameters:
 /// window geometry, statistics buffers. Each kind defines its own
@@ -101,6 +111,7 @@ struct Layer {
                                       // (the kind's LayerKinds.def entry)
   std::unique_ptr<LayerState> state;
   double partialLoss = 0; // the loss layer: this tile's summed loss
+  Accuracy accuracy;      // the loss layer, in inference
   /// Where its parameters come from in the source model, by parameter
   /// suffix ("weight"): the tensor's name, and whether it holds the
   /// transpose of hd's layout.
@@ -201,6 +212,9 @@ public:
   Timers &timers() { return timers_; }
   const Options &options() const { return options_; }
   int64_t step() const { return step_; }
+  /// Training (batch statistics, dropout) or inference (running
+  /// statistics, no dropout; the loss layer also counts its accuracy).
+  bool training() const { return training_; }
   int64_t batch() const { return batch_; }
   /// Combines a layer's partial statistics with the tasks that share them
   /// (its statsComm), charged to sync time.
@@ -240,6 +254,7 @@ private:
   std::string source_; // the source ONNX model, when compiled from one
   int rank_ = 0;
   bool profiling_ = false;
+  bool training_ = true;
   // Deques: layers and edges point at each other.
   std::deque<Layer> layers_;
   std::deque<Edge> edges_;

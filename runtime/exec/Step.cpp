@@ -10,6 +10,7 @@
 #include "Program.h"
 
 #include "LayerImpl.h"
+#include "Schedule.h"
 
 #include "hdrt/hdrt.h"
 
@@ -117,11 +118,14 @@ void Program::gradSync(int64_t id) {
     throw Error("layer '" + l.name + "' has no replica groups to sync");
   if (l.gradComm == MPI_COMM_SELF || l.task < 0)
     return;
-  for (Param &p : l.params)
+  for (Param &p : l.params) {
+    if (!p.trained)
+      continue;
     if (int rc = device_->allReduceGradients(l.gradComm, p.grad.data(),
                                              p.grad.size()))
       throw Error("error " + std::to_string(rc) + " in the gradient sync of '" +
                   l.name + "'");
+  }
 }
 
 void Program::sgdUpdate(int64_t id) {
@@ -131,10 +135,12 @@ void Program::sgdUpdate(int64_t id) {
   if (l.task < 0)
     return;
   KernelTimer kernel(timers_);
+  float lr = float(learningRate(options_, step_, lastStep()));
   for (Param &p : l.params)
-    device_->sgdMomentum(p.value.size(), float(options_.lr),
-                         float(options_.momentum), float(options_.weightDecay),
-                         p.value.data(), p.grad.data(), p.velocity.data());
+    if (p.trained)
+      device_->sgdMomentum(p.value.size(), lr, float(options_.momentum),
+                           float(options_.weightDecay), options_.nesterov,
+                           p.value.data(), p.grad.data(), p.velocity.data());
 }
 
 void Program::stepEnd(int64_t step) {

@@ -20,21 +20,6 @@ namespace {
 
 constexpr const char *kMagic = "HDCKPT1\n";
 
-int64_t volumeOf(const std::vector<int64_t> &shape) {
-  int64_t v = 1;
-  for (int64_t d : shape)
-    v *= d;
-  return v;
-}
-
-Box wholeBox(const std::vector<int64_t> &shape) {
-  Box b;
-  b.rank = static_cast<int>(shape.size());
-  for (int d = 0; d < b.rank; ++d)
-    b.hi[d] = shape[d];
-  return b;
-}
-
 uint64_t fnv1a(const std::vector<std::vector<float>> &tensors) {
   uint64_t h = 14695981039346656037ull;
   for (const auto &t : tensors) {
@@ -43,80 +28,6 @@ uint64_t fnv1a(const std::vector<std::vector<float>> &tensors) {
       h = (h ^ p[i]) * 1099511628211ull;
   }
   return h;
-}
-
-/// Rank 0 decided `ok` and `error`; every rank learns them.
-bool agree(MPI_Comm comm, bool ok, std::string &error) {
-  int flag = ok ? 1 : 0;
-  MPI_Bcast(&flag, 1, MPI_INT, 0, comm);
-  int64_t length = static_cast<int64_t>(error.size());
-  MPI_Bcast(&length, 1, MPI_INT64_T, 0, comm);
-  error.resize(length);
-  if (length)
-    MPI_Bcast(error.data(), int(length), MPI_CHAR, 0, comm);
-  return flag == 1;
-}
-
-/// Broadcasts in int-sized chunks.
-void bcastFloats(MPI_Comm comm, float *data, int64_t count) {
-  for (int64_t done = 0; done < count;) {
-    int chunk = static_cast<int>(std::min<int64_t>(count - done, INT_MAX));
-    MPI_Bcast(data + done, chunk, MPI_FLOAT, 0, comm);
-    done += chunk;
-  }
-}
-
-/// Rank 0 collects every tensor from the ranks that write its shards.
-std::vector<std::vector<float>> gather(MPI_Comm comm,
-                                       const std::vector<Shard> &shards,
-                                       std::vector<int64_t> &covered) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  std::vector<int64_t> mine(shards.size()), counts(shards.size());
-  for (size_t i = 0; i < shards.size(); ++i)
-    mine[i] = shards[i].writes ? 1 : 0;
-  MPI_Reduce(mine.data(), counts.data(), int(shards.size()), MPI_INT64_T,
-             MPI_SUM, 0, comm);
-  std::vector<std::vector<float>> tensors;
-  for (size_t i = 0; i < shards.size(); ++i) {
-    const Shard &s = shards[i];
-    int tag = static_cast<int>(2 * (i % 16000));
-    if (rank != 0) {
-      if (s.writes) {
-        int64_t box[8];
-        std::copy(s.box.lo, s.box.lo + 4, box);
-        std::copy(s.box.hi, s.box.hi + 4, box + 4);
-        MPI_Send(box, 8, MPI_INT64_T, 0, tag, comm);
-        MPI_Send(s.data, int(s.box.volume()), MPI_FLOAT, 0, tag + 1, comm);
-      }
-      continue;
-    }
-    Box whole = wholeBox(s.shape);
-    std::vector<float> global(whole.volume(), 0.0f);
-    int64_t expected = counts[i];
-    covered.push_back(0);
-    if (s.writes) {
-      copyRegion(s.data, s.box, global.data(), whole, s.box);
-      covered.back() += s.box.volume();
-      --expected;
-    }
-    for (; expected > 0; --expected) {
-      int64_t box[8];
-      MPI_Status status;
-      MPI_Recv(box, 8, MPI_INT64_T, MPI_ANY_SOURCE, tag, comm, &status);
-      Box part;
-      part.rank = whole.rank;
-      std::copy(box, box + 4, part.lo);
-      std::copy(box + 4, box + 8, part.hi);
-      std::vector<float> data(part.volume());
-      MPI_Recv(data.data(), int(data.size()), MPI_FLOAT, status.MPI_SOURCE,
-               tag + 1, comm, MPI_STATUS_IGNORE);
-      copyRegion(data.data(), part, global.data(), whole, part);
-      covered.back() += part.volume();
-    }
-    tensors.push_back(std::move(global));
-  }
-  return tensors;
 }
 
 /// The fault tests' hook: HDRT_TEST_CHECKPOINT_CRASH=N kills the writing
@@ -215,11 +126,10 @@ bool writeFile(const std::string &dir, const std::string &modelHash,
   return true;
 }
 
-/// Reads and validates the file against the shards; false with a reason.
-bool readFile(const std::string &dir, const std::string &modelHash,
-              const std::vector<Shard> &shards, int64_t &step,
-              std::vector<std::vector<float>> &tensors, std::string &error) {
-  std::string path = dir + "/checkpoint.hd";
+} // namespace
+
+bool loadCheckpointFile(const std::string &path, CheckpointFile &file,
+                        std::string &error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "no checkpoint '" + path + "': " + std::strerror(errno);
@@ -229,48 +139,83 @@ bool readFile(const std::string &dir, const std::string &modelHash,
     error = "checkpoint '" + path + "' " + why;
     return false;
   };
-  std::string line;
+  std::string line, key;
   if (!std::getline(in, line) || line + "\n" != kMagic)
     return bad("is not an hd checkpoint");
-  std::string key, hash;
   uint64_t checksum = 0;
   size_t count = 0;
-  if (!(in >> key >> hash) || key != "model")
-    return bad("has a corrupt header");
-  if (hash != modelHash)
-    return bad("belongs to model " + hash + ", not to this model (" +
-               modelHash + ")");
-  if (!(in >> key >> step) || key != "step" ||
+  if (!(in >> key >> file.modelHash) || key != "model" ||
+      !(in >> key >> file.step) || key != "step" ||
       !(in >> key >> checksum) || key != "checksum" ||
-      !(in >> key >> count) || key != "tensors")
+      !(in >> key >> count) || key != "tensors" || count > (1u << 20))
     return bad("has a corrupt header");
-  if (count != shards.size())
-    return bad("holds " + std::to_string(count) + " tensors, the program " +
-               std::to_string(shards.size()));
-  for (const Shard &s : shards) {
+  for (size_t i = 0; i < count; ++i) {
     std::string name;
     size_t rank = 0;
-    if (!(in >> name >> rank) || name != s.name || rank != s.shape.size())
-      return bad("does not match the program's tensor '" + s.name + "'");
-    for (int64_t d : s.shape) {
-      int64_t got;
-      if (!(in >> got) || got != d)
-        return bad("has another shape for tensor '" + s.name + "'");
-    }
+    if (!(in >> name >> rank) || rank < 1 || rank > 4)
+      return bad("has a corrupt header");
+    std::vector<int64_t> shape(rank);
+    for (int64_t &d : shape)
+      if (!(in >> d) || d < 1 || d > (int64_t(1) << 40))
+        return bad("has a corrupt header");
+    file.names.push_back(name);
+    file.shapes.push_back(shape);
   }
   if (!(in >> key) || key != "data" || in.get() != '\n')
     return bad("has a corrupt header");
-  for (const Shard &s : shards) {
-    tensors.emplace_back(volumeOf(s.shape));
-    in.read(reinterpret_cast<char *>(tensors.back().data()),
-            std::streamsize(tensors.back().size() * sizeof(float)));
+  // Every tensor's data, checked against the file's size before reading.
+  std::streampos start = in.tellg();
+  in.seekg(0, std::ios::end);
+  int64_t bytes = int64_t(in.tellg() - start), needed = 0;
+  in.seekg(start);
+  for (const auto &shape : file.shapes)
+    needed += 4 * volumeOf(shape);
+  if (bytes < needed)
+    return bad("is truncated");
+  if (bytes > needed)
+    return bad("has trailing bytes");
+  for (const auto &shape : file.shapes) {
+    file.tensors.emplace_back(size_t(volumeOf(shape)));
+    in.read(reinterpret_cast<char *>(file.tensors.back().data()),
+            std::streamsize(file.tensors.back().size() * sizeof(float)));
     if (!in)
       return bad("is truncated");
   }
-  if (in.peek() != std::char_traits<char>::eof())
-    return bad("has trailing bytes");
-  if (fnv1a(tensors) != checksum)
+  if (fnv1a(file.tensors) != checksum)
     return bad("is corrupt: its checksum does not match its data");
+  return true;
+}
+
+namespace {
+
+/// Reads the file and checks it against the program's shards; false with a
+/// reason.
+bool readFile(const std::string &dir, const std::string &modelHash,
+              const std::vector<Shard> &shards, int64_t &step,
+              std::vector<std::vector<float>> &tensors, std::string &error) {
+  std::string path = dir + "/checkpoint.hd";
+  CheckpointFile file;
+  if (!loadCheckpointFile(path, file, error))
+    return false;
+  auto bad = [&](const std::string &why) {
+    error = "checkpoint '" + path + "' " + why;
+    return false;
+  };
+  if (file.modelHash != modelHash)
+    return bad("belongs to model " + file.modelHash +
+               ", not to this model (" + modelHash + ")");
+  if (file.names.size() != shards.size())
+    return bad("holds " + std::to_string(file.names.size()) +
+               " tensors, the program " + std::to_string(shards.size()));
+  for (size_t i = 0; i < shards.size(); ++i) {
+    if (file.names[i] != shards[i].name)
+      return bad("does not match the program's tensor '" + shards[i].name +
+                 "'");
+    if (file.shapes[i] != shards[i].shape)
+      return bad("has another shape for tensor '" + shards[i].name + "'");
+  }
+  step = file.step;
+  tensors = std::move(file.tensors);
   return true;
 }
 
@@ -312,18 +257,8 @@ bool writeCheckpoint(MPI_Comm comm, const std::string &dir,
       error = "another rank's checkpoint shards are invalid";
     return false;
   }
-  std::vector<int64_t> covered;
-  std::vector<std::vector<float>> tensors = gather(comm, shards, covered);
-  bool ok = true;
-  if (rank == 0)
-    for (size_t i = 0; i < shards.size() && ok; ++i)
-      if (covered[i] != volumeOf(shards[i].shape)) {
-        error = "the shards written for checkpoint tensor '" +
-                shards[i].name + "' cover " + std::to_string(covered[i]) +
-                " of its " + std::to_string(volumeOf(shards[i].shape)) +
-                " elements";
-        ok = false;
-      }
+  std::vector<std::vector<float>> tensors;
+  bool ok = gatherTensors(comm, shards, tensors, error);
   if (ok && rank == 0)
     ok = writeFile(dir, modelHash, step, shards, tensors, error);
   return agree(comm, ok, error);
@@ -342,20 +277,7 @@ bool readCheckpoint(MPI_Comm comm, const std::string &dir,
   if (!agree(comm, ok, error))
     return false;
   MPI_Bcast(&step, 1, MPI_INT64_T, 0, comm);
-  for (size_t i = 0; i < shards.size(); ++i) {
-    Shard &s = shards[i];
-    std::vector<float> global;
-    float *data;
-    if (rank == 0) {
-      data = tensors[i].data();
-    } else {
-      global.resize(volumeOf(s.shape));
-      data = global.data();
-    }
-    bcastFloats(comm, data, volumeOf(s.shape));
-    if (s.box.rank > 0 && s.data)
-      copyRegion(data, wholeBox(s.shape), s.data, s.box, s.box);
-  }
+  scatterTensors(comm, tensors, shards);
   return true;
 }
 

@@ -167,7 +167,8 @@ TEST_F(CudaDeviceTest, ElementwiseLayersAndOptimizerMatchCpu) {
     d->reluBackward(n, at(x), at(dy), at(dx));
     d->add(n, at(x2), at(dy), at(sum));
     d->dropout(tile, 3, 9, 0.4f, at(x2), at(drop));
-    d->sgdMomentum(n, 0.1f, 0.9f, 5e-4f, at(x2), at(dy), at(sum));
+    for (bool nesterov : {false, true})
+      d->sgdMomentum(n, 0.1f, 0.9f, 5e-4f, nesterov, at(x2), at(dy), at(sum));
   }
   std::vector<float> a(static_cast<size_t>(n)), b(a.size());
   y.onCpu.download(a.data());
@@ -196,7 +197,8 @@ void CudaDeviceTest::checkBatchNorm(int64_t n, int64_t c, int64_t hw) {
   Pair x = random(n * c * hw), dy = random(n * c * hw), scale = random(c),
        shift = random(c), mean = zeros(c), invStd = zeros(c),
        y = zeros(n * c * hw), dx = zeros(n * c * hw), dScale = zeros(c),
-       dShift = zeros(c);
+       dShift = zeros(c), runningMean = random(c), runningVar = random(c, 0, 2),
+       runningInvStd = zeros(c);
   Buffer<double> sumsCpu(*cpu, 2 * c), sumsGpu(*gpu, 2 * c);
   for (Device *d : {cpu.get(), gpu.get()}) {
     bool g = d == gpu.get();
@@ -204,6 +206,9 @@ void CudaDeviceTest::checkBatchNorm(int64_t n, int64_t c, int64_t hw) {
     double *sums = g ? sumsGpu.data() : sumsCpu.data();
     d->batchNormPartialSums(n, c, hw, at(x), sums);
     d->batchNormStatistics(c, count, 1e-5, sums, at(mean), at(invStd));
+    d->batchNormRunningUpdate(c, count, 0.9, sums, at(runningMean),
+                              at(runningVar));
+    d->batchNormInvStd(c, 1e-5, at(runningVar), at(runningInvStd));
     d->batchNormForward(n, c, hw, at(x), at(mean), at(invStd), at(scale),
                         at(shift), at(y));
     d->batchNormBackwardPartialSums(n, c, hw, at(x), at(dy), at(mean),
@@ -214,6 +219,9 @@ void CudaDeviceTest::checkBatchNorm(int64_t n, int64_t c, int64_t hw) {
   }
   expectSame(mean);
   expectSame(invStd);
+  expectSame(runningMean);
+  expectSame(runningVar);
+  expectSame(runningInvStd);
   expectSame(y);
   expectSame(dScale);
   expectSame(dShift);

@@ -202,10 +202,41 @@ TEST(TileOps, DropoutMaskDoesNotDependOnTheSplit) {
 
 TEST(TileOps, SgdWithMomentumAndWeightDecay) {
   std::vector<float> p = {1.0f, -2.0f}, g = {0.5f, 0.25f}, v = {0.1f, 0.0f};
-  sgdMomentum(2, 0.1f, 0.9f, 0.01f, p.data(), g.data(), v.data());
-  // v = 0.9 v + g + 0.01 p; p -= 0.1 v
-  EXPECT_FLOAT_EQ(v[0], 0.9f * 0.1f + 0.5f + 0.01f * 1.0f);
+  sgdMomentum(2, 0.1f, 0.9f, 0.01f, /*nesterov=*/false, p.data(), g.data(),
+              v.data());
+  // d = g + 0.01 p; v = 0.9 v + d; p -= 0.1 v
+  EXPECT_FLOAT_EQ(v[0], 0.9f * 0.1f + (0.5f + 0.01f * 1.0f));
   EXPECT_FLOAT_EQ(p[0], 1.0f - 0.1f * v[0]);
   EXPECT_FLOAT_EQ(v[1], 0.25f + 0.01f * -2.0f);
   EXPECT_FLOAT_EQ(p[1], -2.0f - 0.1f * v[1]);
+}
+
+TEST(TileOps, SgdWithNesterovMomentum) {
+  std::vector<float> p = {1.0f, -2.0f}, g = {0.5f, 0.25f}, v = {0.1f, 0.0f};
+  sgdMomentum(2, 0.1f, 0.9f, 0.01f, /*nesterov=*/true, p.data(), g.data(),
+              v.data());
+  // As above, but the step is d + 0.9 v (the velocity looked ahead).
+  for (int i = 0; i < 2; ++i) {
+    float d = g[i] + 0.01f * (i == 0 ? 1.0f : -2.0f);
+    float v0 = i == 0 ? 0.1f : 0.0f;
+    EXPECT_FLOAT_EQ(v[i], 0.9f * v0 + d);
+    EXPECT_FLOAT_EQ(p[i], (i == 0 ? 1.0f : -2.0f) - 0.1f * (d + 0.9f * v[i]));
+  }
+}
+
+TEST(TileOps, BatchNormRunningStatisticsAsPyTorch) {
+  // Channel 0 saw {1, 2, 3, 6}: mean 3, biased variance 3.5, unbiased 14/3.
+  // Channel 1 saw {-1, -1, -1, -1}: mean -1, variance 0.
+  std::vector<double> sum = {12, -4}, sumSq = {50, 4};
+  std::vector<float> mean = {0.5f, 0}, var = {2, 1};
+  batchNormRunningUpdate(2, 4, 0.9, sum.data(), sumSq.data(), mean.data(),
+                         var.data());
+  EXPECT_FLOAT_EQ(mean[0], 0.9f * 0.5f + 0.1f * 3);
+  EXPECT_FLOAT_EQ(var[0], 0.9f * 2 + 0.1f * 14.0f / 3);
+  EXPECT_FLOAT_EQ(mean[1], 0.1f * -1);
+  EXPECT_FLOAT_EQ(var[1], 0.9f);
+  std::vector<float> invStd(2);
+  batchNormInvStd(2, 1e-5, var.data(), invStd.data());
+  for (int ch = 0; ch < 2; ++ch)
+    EXPECT_FLOAT_EQ(invStd[ch], 1 / std::sqrt(var[ch] + 1e-5f));
 }

@@ -3,7 +3,9 @@
 // Statistics span every task that holds the same channels: each tile sums
 // its part, the sums are all-reduced over `statsComm`, and each tile
 // normalizes with the global values (hdrt/cpu/TileOps.h has the loops).
-// Running statistics are not kept yet.
+// Training also updates the running statistics, which every task holding a
+// channel updates alike from the same global sums; inference normalizes
+// with them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,25 +41,44 @@ class BatchNormImplementation final : public LayerImpl {
   }
 
   std::vector<ParamSpec> params(const Layer &l) const override {
-    // The identity: scale 1, shift 0.
-    return {{"scale", {l.out.shape[1]}, 1, 0},
-            {"shift", {l.out.shape[1]}, 0, 0}};
+    // The identity: scale 1, shift 0; the running statistics of a standard
+    // normal, as PyTorch starts them.
+    int64_t c = l.out.shape[1];
+    return {{"scale", {c}, 1, 0},
+            {"shift", {c}, 0, 0},
+            {"running_mean", {c}, 0, 0, /*trained=*/false},
+            {"running_var", {c}, 1, 0, /*trained=*/false}};
   }
 
   void forward(Program &p, Layer &l) const override {
     BatchNormState &s = l.stateAs<BatchNormState>();
+    BatchNormDesc d = l.desc<BatchNormDesc>();
     const Box &t = l.tile;
     int64_t n = extent(t, 0), c = extent(t, 1), hw = spatial(t);
     const float *x = l.inputs[0]->in;
+    Param &runningMean = l.params[2], &runningVar = l.params[3];
+    if (!p.training()) { // the running statistics normalize
+      KernelTimer k(p.timers());
+      p.device().batchNormInvStd(c, d.epsilon, runningVar.value.data(),
+                                 s.invStd.data());
+      p.device().batchNormForward(n, c, hw, x, runningMean.value.data(),
+                                  s.invStd.data(), l.params[0].value.data(),
+                                  l.params[1].value.data(), l.value.data());
+      return;
+    }
     {
       KernelTimer k(p.timers());
       p.device().batchNormPartialSums(n, c, hw, x, s.sums.data());
     }
-    p.syncStatistics(l, s.sums.data(), 2 * c, ElementType::F64, ReduceOp::Sum);
+    p.syncStatistics(l, s.sums.data(), 2 * c, ElementType::F64,
+                     ReduceOp::Sum);
     KernelTimer k(p.timers());
-    p.device().batchNormStatistics(
-        c, valuesPerChannel(l.out), l.desc<BatchNormDesc>().epsilon,
-        s.sums.data(), s.mean.data(), s.invStd.data());
+    p.device().batchNormStatistics(c, valuesPerChannel(l.out), d.epsilon,
+                                   s.sums.data(), s.mean.data(),
+                                   s.invStd.data());
+    p.device().batchNormRunningUpdate(c, valuesPerChannel(l.out), d.momentum,
+                                      s.sums.data(), runningMean.value.data(),
+                                      runningVar.value.data());
     p.device().batchNormForward(n, c, hw, x, s.mean.data(), s.invStd.data(),
                                 l.params[0].value.data(),
                                 l.params[1].value.data(), l.value.data());

@@ -3,11 +3,14 @@
 // The softmax spans every class: each tile of samples x classes takes its
 // part of the per-sample maximum and sum of exponentials, all-reduced over
 // the tasks that hold the same samples (`statsComm`); the step's loss is
-// the sum of the tiles' partial losses over the global batch.
+// the sum of the tiles' partial losses over the global batch. In inference
+// it also counts the top-1 and top-5 accuracy.
 //
 //===----------------------------------------------------------------------===//
 
 #include "../LayerImpl.h"
+
+#include <cmath>
 
 namespace hdrt::exec {
 
@@ -19,13 +22,56 @@ struct LossState : LayerState {
   Buffer<double> sum;
 };
 
-/// The index of the first label outside [0, classes), or -1 when all are
-/// valid. Checked before the loss: a bad label would silently add nothing.
-int64_t firstInvalidLabel(int64_t n, const int32_t *labels, int64_t classes) {
+/// The label an evaluation batch gives the samples past the end of its
+/// data set: they count in no loss and no accuracy.
+constexpr int32_t kPadding = -1;
+
+/// The index of the first label outside [0, classes) (padding allowed in
+/// inference), or -1 when all are valid. Checked before the loss: a bad
+/// label would silently add nothing.
+int64_t firstInvalidLabel(int64_t n, const int32_t *labels, int64_t classes,
+                          bool padding) {
   for (int64_t s = 0; s < n; ++s)
-    if (labels[s] < 0 || labels[s] >= classes)
+    if ((labels[s] < 0 || labels[s] >= classes) &&
+        !(padding && labels[s] == kPadding))
       return s;
   return -1;
+}
+
+/// Top-1 and top-5 of the tile's samples: a sample's label logit, from the
+/// tile that holds its class, and the number of its logits above it, over
+/// every tile that holds the sample. Counted on the host: an evaluation
+/// batch's logits are small, and so are its messages.
+Accuracy accuracyOf(Program &p, const Layer &l, const float *deviceLogits,
+                    const std::vector<int32_t> &labels) {
+  int64_t n = extent(l.tile, 0), k = extent(l.tile, 1), first = l.tile.lo[1];
+  std::vector<float> logits(size_t(n * k));
+  p.device().download(logits.data(), deviceLogits, logits.size() * 4);
+  auto mine = [&](int64_t s) {
+    return labels[s] >= first && labels[s] < first + k;
+  };
+  std::vector<float> labelLogit(size_t(n), -HUGE_VALF);
+  for (int64_t s = 0; s < n; ++s)
+    if (mine(s))
+      labelLogit[s] = logits[size_t(s * k + labels[s] - first)];
+  if (l.statsComm != MPI_COMM_NULL)
+    MPI_Allreduce(MPI_IN_PLACE, labelLogit.data(), int(n), MPI_FLOAT, MPI_MAX,
+                  l.statsComm);
+  std::vector<int64_t> above(size_t(n), 0);
+  for (int64_t s = 0; s < n; ++s)
+    for (int64_t j = 0; j < k; ++j)
+      above[s] += logits[size_t(s * k + j)] > labelLogit[s];
+  if (l.statsComm != MPI_COMM_NULL)
+    MPI_Allreduce(MPI_IN_PLACE, above.data(), int(n), MPI_INT64_T, MPI_SUM,
+                  l.statsComm);
+  Accuracy a;
+  for (int64_t s = 0; s < n; ++s)
+    if (mine(s)) {
+      ++a.samples;
+      a.top1 += above[s] < 1;
+      a.top5 += above[s] < 5;
+    }
+  return a;
 }
 
 class SoftmaxCrossEntropyImplementation final : public LayerImpl {
@@ -55,7 +101,8 @@ class SoftmaxCrossEntropyImplementation final : public LayerImpl {
     Edge &logits = *l.inputs[0], &labels = *l.inputs[1];
     int64_t n = extent(l.tile, 0), k = extent(l.tile, 1);
     int64_t classes = l.out.shape[1];
-    if (int64_t bad = firstInvalidLabel(n, labels.labels.data(), classes);
+    if (int64_t bad = firstInvalidLabel(n, labels.labels.data(), classes,
+                                        !p.training());
         bad >= 0)
       throw Error("label " + std::to_string(labels.labels[bad]) +
                   " of sample " + std::to_string(l.tile.lo[0] + bad) +
@@ -75,6 +122,8 @@ class SoftmaxCrossEntropyImplementation final : public LayerImpl {
     l.partialLoss = p.device().softmaxCrossEntropyPartialLoss(
         n, k, l.tile.lo[1], logits.in, labels.deviceLabels.data(), s.max.data(),
         s.sum.data());
+    if (!p.training())
+      l.accuracy = accuracyOf(p, l, logits.in, labels.labels);
   }
 
   void backward(Program &p, Layer &l) const override {

@@ -118,8 +118,8 @@ public:
   virtual void dropout(const TileRegion &tile, uint64_t seed, uint64_t stream,
                        float ratio, const float *in, float *out) = 0;
   virtual void sgdMomentum(int64_t count, float lr, float momentum,
-                           float weightDecay, float *param, const float *grad,
-                           float *velocity) = 0;
+                           float weightDecay, bool nesterov, float *param,
+                           const float *grad, float *velocity) = 0;
 
   /// Batch norm. `sums` holds 2c doubles: per-channel sums, then sums of
   /// squares (forward) or of dOut * xhat (backward); overwritten.
@@ -128,6 +128,13 @@ public:
   virtual void batchNormStatistics(int64_t c, int64_t count, double eps,
                                    const double *sums, float *mean,
                                    float *invStd) = 0;
+  /// After batchNormStatistics of a training step (same sums).
+  virtual void batchNormRunningUpdate(int64_t c, int64_t count,
+                                      double momentum, const double *sums,
+                                      float *runningMean,
+                                      float *runningVar) = 0;
+  virtual void batchNormInvStd(int64_t c, double eps, const float *var,
+                               float *invStd) = 0;
   virtual void batchNormForward(int64_t n, int64_t c, int64_t hw,
                                 const float *in, const float *mean,
                                 const float *invStd, const float *scale,

@@ -30,6 +30,16 @@ void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
 void batchNormStatistics(int64_t c, int64_t count, double eps,
                          const double *sum, const double *sumSq, float *mean,
                          float *invStd);
+/// Running statistics, as PyTorch keeps them (ONNX's `momentum`, the
+/// weight of the old value, is 1 - PyTorch's): from the global sums of a
+/// training step, running = momentum * running + (1 - momentum) * batch,
+/// with the batch's unbiased variance.
+void batchNormRunningUpdate(int64_t c, int64_t count, double momentum,
+                            const double *sum, const double *sumSq,
+                            float *runningMean, float *runningVar);
+/// invStd = 1 / sqrt(var + eps): inference normalizes with the running
+/// statistics.
+void batchNormInvStd(int64_t c, double eps, const float *var, float *invStd);
 void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
                       const float *mean, const float *invStd,
                       const float *scale, const float *shift, float *out);
@@ -82,10 +92,12 @@ void dropout(const TileRegion &tile, uint64_t seed, uint64_t layer,
 /// out = a + b (backward: both inputs get dOut).
 void add(int64_t count, const float *a, const float *b, float *out);
 
-/// SGD with momentum and weight decay, as PyTorch: v = momentum * v + g +
-/// weightDecay * p; p -= lr * v.
+/// SGD with momentum and weight decay, as PyTorch: d = g + weightDecay * p;
+/// v = momentum * v + d; p -= lr * v, or with Nesterov momentum
+/// p -= lr * (d + momentum * v).
 void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
-                 float *param, const float *grad, float *velocity);
+                 bool nesterov, float *param, const float *grad,
+                 float *velocity);
 
 } // namespace hdrt::cpu
 

@@ -18,7 +18,7 @@
 #ifndef HDRT_MPI_CHECKPOINT_H
 #define HDRT_MPI_CHECKPOINT_H
 
-#include "hdrt/Box.h"
+#include "hdrt/mpi/GlobalTensors.h"
 
 #include <mpi.h>
 
@@ -26,17 +26,6 @@
 #include <vector>
 
 namespace hdrt::mpi {
-
-/// This rank's shard of one global tensor. Every rank lists the same
-/// tensors in the same order.
-struct Shard {
-  std::string name;
-  std::vector<int64_t> shape; // global
-  Box box;                    // the part this rank holds (rank 0: none)
-  float *data = nullptr;      // a dense buffer of `box`
-  /// Whether this rank writes its shard: one replica of each part does.
-  bool writes = false;
-};
 
 /// Collective. Returns true on success; on failure every rank gets the
 /// same message and the previous checkpoint is untouched.
@@ -48,6 +37,21 @@ bool writeCheckpoint(MPI_Comm comm, const std::string &dir,
 bool readCheckpoint(MPI_Comm comm, const std::string &dir,
                     const std::string &modelHash, int64_t &step,
                     std::vector<Shard> &shards, std::string &error);
+
+/// A checkpoint file's contents, read on one rank: its model, its step,
+/// and each tensor's name, shape and values.
+struct CheckpointFile {
+  std::string modelHash;
+  int64_t step = 0;
+  std::vector<std::string> names;
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<std::vector<float>> tensors;
+};
+
+/// Reads and checks `path` (its magic, header, size and checksum); false
+/// with a reason naming the file.
+bool loadCheckpointFile(const std::string &path, CheckpointFile &file,
+                        std::string &error);
 
 } // namespace hdrt::mpi
 
