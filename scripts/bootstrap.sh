@@ -17,6 +17,9 @@ PACKAGES=(
   # Runtime, CPU backend: oneDNN kernels (its CMake package needs OpenCL's
   # headers) and MPI between processes.
   libdnnl-dev ocl-icd-opencl-dev libopenmpi-dev openmpi-bin
+  # Runtime, data sets (runtime/data): gzip'd IDX files, and the PNG and JPEG
+  # images of an ImageFolder.
+  zlib1g-dev libpng-dev libjpeg-dev
   # Unit tests.
   libgtest-dev
 )

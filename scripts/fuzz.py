@@ -6,10 +6,11 @@ found.
           [--jobs J] [--results MD]
 
 Seeds come from the test inputs (and, for the JSON readers, files hd's own
-tools write). Corpora and crash artifacts stay in DIR/fuzz/<target>/. A new
-crash, leak, timeout or out-of-memory input is copied into
-test/Fuzz/Regressions/<target>/, which `make check` replays: fix the bug,
-keep the input. The exit status is non-zero when anything was found.
+tools write; for the data readers, test/Fuzz/Seeds/). Corpora and crash
+artifacts stay in DIR/fuzz/<target>/. A new crash, leak, timeout or
+out-of-memory input is copied into test/Fuzz/Regressions/<target>/, which
+`make check` replays: fix the bug, keep the input. The exit status is
+non-zero when anything was found.
 """
 import argparse
 import glob
@@ -26,7 +27,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "test", "sanitizers"))
 from lit_sanitizers import MLIR_ASAN_OPTIONS  # noqa: E402
-TARGETS = ["hd-pipeline-fuzzer", "hd-onnx-fuzzer", "hd-json-fuzzer"]
+TARGETS = ["hd-pipeline-fuzzer", "hd-onnx-fuzzer", "hd-json-fuzzer",
+           "hd-data-fuzzer"]
 # What libFuzzer saves for a bug. Slow units (over 10 s, not a hang) are
 # reported in the table, not saved.
 FINDINGS = ("crash-", "leak-", "timeout-", "oom-")
@@ -63,6 +65,10 @@ def seeds(target, tools, tmp):
         return files("test/**/*.mlir", "models/alexnet.mlir", max_bytes=20_000)
     if target == "hd-onnx-fuzzer":
         return files("test/**/*.onnx", "models/*.onnx")
+    if target == "hd-data-fuzzer":
+        # Small IDX, .npy and raw inputs in the fuzzer's layout, written by
+        # test/Fuzz/Seeds/make-hd-data-fuzzer-seeds.py.
+        return files("test/Fuzz/Seeds/hd-data-fuzzer/*")
     return files("test/**/*.json", "bench/machines/*.json") + \
         generated_json(tools, tmp)
 
