@@ -49,7 +49,8 @@ llvm_config.add_tool_substitutions(
      ToolSubst("hdrt-mpi-checkpoint-test", unresolved="fatal"),
      ToolSubst("hd-pipeline-fuzzer", unresolved="fatal"),
      ToolSubst("hd-onnx-fuzzer", unresolved="fatal"),
-     ToolSubst("hd-json-fuzzer", unresolved="fatal")],
+     ToolSubst("hd-json-fuzzer", unresolved="fatal"),
+     ToolSubst("hd-onnx-weights-fuzzer", unresolved="fatal")],
     [config.hd_tools_dir])
 
 # The GPU group (test/GPU): `hd-cuda-backend` where libhdrt_cuda.so is
