@@ -50,7 +50,7 @@ fuzz: build
 	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
 	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit
 	ninja -C $(FUZZ_BUILD) -j $(JOBS) hd-pipeline-fuzzer hd-onnx-fuzzer hd-json-fuzzer \
-	  hd-data-fuzzer
+	  hd-data-fuzzer hd-onnx-weights-fuzzer
 	scripts/fuzz.py --fuzz-build $(FUZZ_BUILD) --tools $(BUILD)/bin \
 	  --seconds $(FUZZ_SECONDS) --results docs/results.md
 

@@ -6,10 +6,10 @@ found.
           [--jobs J] [--results MD]
 
 Seeds come from the test inputs (and, for the JSON readers, files hd's own
-tools write; for the data readers, test/Fuzz/Seeds/). Corpora and crash
-artifacts stay in DIR/fuzz/<target>/. A new crash, leak, timeout or
-out-of-memory input is copied into test/Fuzz/Regressions/<target>/, which
-`make check` replays: fix the bug, keep the input. The exit status is
+tools write; test/Fuzz/Seeds/<target>/ holds inputs made for one target).
+Corpora and crash artifacts stay in DIR/fuzz/<target>/. A new crash, leak,
+timeout or out-of-memory input is copied into test/Fuzz/Regressions/<target>/,
+which `make check` replays: fix the bug, keep the input. The exit status is
 non-zero when anything was found.
 """
 import argparse
@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "test", "sanitizers"))
 from lit_sanitizers import MLIR_ASAN_OPTIONS  # noqa: E402
 TARGETS = ["hd-pipeline-fuzzer", "hd-onnx-fuzzer", "hd-json-fuzzer",
-           "hd-data-fuzzer"]
+           "hd-data-fuzzer", "hd-onnx-weights-fuzzer"]
 # What libFuzzer saves for a bug. Slow units (over 10 s, not a hang) are
 # reported in the table, not saved.
 FINDINGS = ("crash-", "leak-", "timeout-", "oom-")
@@ -63,7 +63,7 @@ def generated_json(tools, tmp):
 def seeds(target, tools, tmp):
     if target == "hd-pipeline-fuzzer":
         return files("test/**/*.mlir", "models/alexnet.mlir", max_bytes=20_000)
-    if target == "hd-onnx-fuzzer":
+    if target in ("hd-onnx-fuzzer", "hd-onnx-weights-fuzzer"):
         return files("test/**/*.onnx", "models/*.onnx")
     if target == "hd-data-fuzzer":
         # Small IDX, .npy and raw inputs in the fuzzer's layout, written by

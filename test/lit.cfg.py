@@ -46,11 +46,13 @@ for var, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
 llvm_config.add_tool_substitutions(
     [ToolSubst("hdrt-mpi-exchange-test", unresolved="fatal"),
      ToolSubst("hdrt-profile", unresolved="fatal"),
+     ToolSubst("hdrt-onnx-weights", unresolved="fatal"),
      ToolSubst("hdrt-mpi-checkpoint-test", unresolved="fatal"),
      ToolSubst("hd-pipeline-fuzzer", unresolved="fatal"),
      ToolSubst("hd-onnx-fuzzer", unresolved="fatal"),
      ToolSubst("hd-json-fuzzer", unresolved="fatal"),
-     ToolSubst("hd-data-fuzzer", unresolved="fatal")],
+     ToolSubst("hd-data-fuzzer", unresolved="fatal"),
+     ToolSubst("hd-onnx-weights-fuzzer", unresolved="fatal")],
     [config.hd_tools_dir])
 
 # The GPU group (test/GPU): `hd-cuda-backend` where libhdrt_cuda.so is
