@@ -13,15 +13,16 @@
 
 namespace hdrt::exec {
 
-/// Checkpoints hold values and momentum: host copies of every shard, in
-/// `host` (two vectors per trained parameter, one per statistic), which
-/// `shards` point into.
+/// Host copies of every shard, in `host` (with momentum, two vectors per
+/// trained parameter), which `shards` point into.
 std::vector<mpi::Shard>
-Program::stageShards(std::vector<std::vector<float>> &host, bool download) {
+Program::stageShards(std::vector<std::vector<float>> &host, bool download,
+                     bool momentum) {
   std::vector<mpi::Shard> shards;
   for (Layer &l : layers_)
     for (Param &p : l.params)
-      for (int velocity = 0; velocity < (p.trained ? 2 : 1); ++velocity) {
+      for (int velocity = 0; velocity < (momentum && p.trained ? 2 : 1);
+           ++velocity) {
         const Buffer<float> &buffer = velocity ? p.velocity : p.value;
         std::vector<float> &copy = host.emplace_back(size_t(buffer.size()));
         if (download)
@@ -38,7 +39,8 @@ Program::stageShards(std::vector<std::vector<float>> &host, bool download) {
 
 void Program::checkpoint(int64_t step) {
   std::vector<std::vector<float>> host;
-  std::vector<mpi::Shard> shards = stageShards(host, /*download=*/true);
+  std::vector<mpi::Shard> shards =
+      stageShards(host, /*download=*/true, /*momentum=*/true);
   std::string error;
   if (!mpi::writeCheckpoint(MPI_COMM_WORLD, options_.checkpoint, modelHash_,
                             step, shards, error))
@@ -48,7 +50,8 @@ void Program::checkpoint(int64_t step) {
 
 void Program::resume() {
   std::vector<std::vector<float>> host;
-  std::vector<mpi::Shard> shards = stageShards(host, /*download=*/false);
+  std::vector<mpi::Shard> shards =
+      stageShards(host, /*download=*/false, /*momentum=*/true);
   std::string error;
   int64_t step = 0;
   if (!mpi::readCheckpoint(MPI_COMM_WORLD, options_.checkpoint, modelHash_,
@@ -68,8 +71,12 @@ void Program::resume() {
 }
 
 int Program::finish() {
+  int64_t done = firstStep_ + static_cast<int64_t>(losses_.size());
+  if (eval_ && (evaluations_.empty() || evaluations_.back().step != done))
+    evaluate(done);
   if (!options_.checkpoint.empty() && !losses_.empty())
-    checkpoint(firstStep_ + static_cast<int64_t>(losses_.size()));
+    checkpoint(done);
+  exportOnnx();
   writeMetrics();
   writeTrace();
   return 0;

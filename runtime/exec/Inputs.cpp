@@ -1,92 +1,184 @@
-//===- Inputs.cpp - the images and labels of each step --------------------===//
+//===- Inputs.cpp - each step's images and labels, read ahead -------------===//
 //
-// Every task that reads a graph input loads its own input box of it: from
-// the --data file (Data.cpp), or synthetic data that can be learned. Every
-// number is keyed by global indices, so any split reads the same batch.
+// Every task that reads a graph input loads its own box of it from an
+// InputSource (InputSource.h): the --data set, or synthetic data that can
+// be learned. Data sets are opened, and every label checked against the
+// model, before the first step. While a step trains, a background thread
+// reads the next step's boxes into host memory; the step waits only for
+// what is not ready yet (the metrics' `input_ms`).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Data.h"
+#include "InputSource.h"
 #include "Program.h"
 
 #include "hdrt/Random.h"
 #include "hdrt/hdrt.h"
 
-#include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace hdrt::exec {
 
-void Program::stepInputs(int64_t step) {
-  for (Edge &e : edges_)
+namespace {
+
+/// The model's images as a data set gives them: C x H x W (a 2-D model
+/// input of F features is F x 1 x 1).
+data::ImageShape imageShapeOf(const Edge &images) {
+  const int64_t *s = images.source.shape;
+  return {s[1], s[2], s[3]};
+}
+
+/// Opens a data set for this model, or throws data::DataError.
+std::unique_ptr<DatasetInput> openInput(const std::string &path,
+                                        const std::string &labels,
+                                        data::ImageShape shape,
+                                        int64_t classes, int64_t batch,
+                                        Preprocessing pre) {
+  data::OpenOptions open;
+  open.labels = labels;
+  open.model = shape;
+  std::unique_ptr<data::Dataset> set = data::openDataset(path, open);
+  // A label the loss cannot count is found now, not at some late step.
+  for (int64_t i = 0; i < set->size(); ++i)
+    if (int32_t label = set->label(i); label >= classes)
+      throw data::DataError(path + ": label " + std::to_string(label) +
+                            " of sample " + std::to_string(i) +
+                            " is outside the model's " +
+                            std::to_string(classes) + " classes");
+  size_t values = pre.mean.size();
+  if (values > 1 && int64_t(values) != shape.c)
+    throw data::DataError("--mean and --std give " + std::to_string(values) +
+                          " values, but the model's images have " +
+                          std::to_string(shape.c) + " channels");
+  return std::make_unique<DatasetInput>(std::move(set), batch, std::move(pre));
+}
+
+} // namespace
+
+void Program::openInputs() {
+  const Layer &last = layers_.back();
+  int64_t classes = last.out.rank >= 2 ? last.out.shape[1] : 1;
+  train_ = std::make_unique<SyntheticInput>(options_.seed, classes);
+  const Edge *images = nullptr;
+  for (Edge &e : edges_) {
+    if (e.producer == HDRT_IMAGES && !images)
+      images = &e;
     if (e.hasBox && e.producer < 0 && !e.wantsGradient)
-      fillInput(e, step);
+      inputs_.push_back(&e);
+  }
+  if (options_.data.empty() && options_.evalData.empty())
+    return;
+  if (!images)
+    throw CollectiveError("the program reads no images: --data and "
+                          "--eval-data have nothing to feed");
+  Preprocessing pre;
+  pre.seed = options_.seed;
+  pre.shuffle = options_.shuffle;
+  pre.flip = options_.flip;
+  pre.cropPadding = options_.cropPadding;
+  pre.mean = options_.mean;
+  pre.std = options_.std;
+  std::string error;
+  std::unique_ptr<DatasetInput> train, eval;
+  try {
+    if (!options_.data.empty())
+      train = openInput(options_.data, options_.labels, imageShapeOf(*images),
+                        classes, batch_, pre);
+  } catch (const data::DataError &e) {
+    error = std::string("cannot train on --data: ") + e.what();
+  }
+  try {
+    pre.evaluation = true;
+    if (error.empty() && !options_.evalData.empty())
+      eval = openInput(options_.evalData, options_.evalLabels,
+                       imageShapeOf(*images), classes, batch_, pre);
+  } catch (const data::DataError &e) {
+    error = std::string("cannot evaluate on --eval-data: ") + e.what();
+  }
+  // Every rank opens the files: one that a node cannot read ends the job
+  // with that node's reason.
+  agree(error.empty(), error);
+  if (train) {
+    trainSize_ = train->dataset().size();
+    if (options_.epochs > 0)
+      options_.steps = int64_t(
+          std::ceil(options_.epochs * double(trainSize_) / double(batch_)));
+    if (rank_ == 0 && !options_.quiet)
+      std::printf("data: %s, %lld steps per epoch\n",
+                  train->dataset().describe().c_str(),
+                  static_cast<long long>(train->stepsPerEpoch()));
+    train_ = std::move(train);
+  }
+  if (eval) {
+    if (rank_ == 0 && !options_.quiet)
+      std::printf("evaluation data: %s\n", eval->dataset().describe().c_str());
+    eval_ = std::move(eval);
+  }
+  std::fflush(stdout);
+}
+
+HostBatch Program::readBatch(const InputSource &source, int64_t step) const {
+  HostBatch batch;
+  for (const Edge *e : inputs_) {
+    if (e->producer == HDRT_LABELS) {
+      std::vector<int32_t> &labels = batch.labels.emplace_back(
+          size_t(e->box.volume()));
+      source.labels(step, e->box, labels.data());
+    } else {
+      std::vector<float> &images = batch.images.emplace_back(
+          size_t(e->box.volume()));
+      source.images(step, e->source.shape, e->box, images.data());
+    }
+  }
+  return batch;
+}
+
+void Program::loadBatch(const HostBatch &batch) {
+  size_t images = 0, labels = 0;
+  for (Edge *e : inputs_) {
+    if (e->producer == HDRT_LABELS) {
+      e->labels = batch.labels[labels++];
+      e->deviceLabels.upload(e->labels.data());
+    } else {
+      e->inStorage.upload(batch.images[images++].data());
+    }
+  }
+}
+
+void Program::stepInputs(int64_t step) {
+  HostBatch batch;
+  try {
+    if (ahead_.valid() && aheadStep_ == step) {
+      Charge wait(timers_, Category::Input);
+      batch = ahead_.get();
+    } else {
+      batch = readBatch(*train_, step);
+    }
+  } catch (const data::DataError &e) {
+    throw Error(std::string("reading the data of step ") +
+                std::to_string(step + 1) + ": " + e.what());
+  }
+  // The next step's batch is read while this one trains.
+  if (!profiling_ && step + 1 < lastStep()) {
+    aheadStep_ = step + 1;
+    ahead_ = std::async(std::launch::async, [this, next = step + 1] {
+      return readBatch(*train_, next);
+    });
+  }
+  loadBatch(batch);
   for (Layer &l : layers_)
     device_->fill(l.grad.data(), l.grad.size(), 0.0f);
-}
-
-/// Synthetic data that can be learned: sample n of step s has a uniform
-/// random label, and its image is that class's fixed random prototype plus
-/// as much uniform noise. Every number is keyed by global indices.
-int64_t Program::syntheticLabel(int64_t step, int64_t sample) const {
-  int64_t classes = layers_.back().out.shape[1];
-  float u = uniform(options_.seed, streamOf(kLabels, step), sample);
-  return std::min<int64_t>(classes - 1, int64_t(u * classes));
-}
-
-void Program::fillInput(Edge &e, int64_t step) {
-  const Box &b = e.box;
-  if (e.producer == HDRT_LABELS) {
-    if (!options_.data.empty())
-      readLabels(options_.data, layers_.front().inputs[0]->source, step, b,
-                 e.labels.data());
-    else
-      for (int64_t n = b.lo[0]; n < b.hi[0]; ++n)
-        e.labels[n - b.lo[0]] = static_cast<int32_t>(syntheticLabel(step, n));
-    e.deviceLabels.upload(e.labels.data());
-    return;
-  }
-  // Images are made on the host: in place when the device is the host,
-  // else in a staging buffer copied over once.
-  std::vector<float> staging;
-  float *out = e.in;
-  if (!device_->hostAccessible()) {
-    staging.resize(size_t(b.volume()));
-    out = staging.data();
-  }
-  if (!options_.data.empty())
-    readImages(options_.data, e.source, step, b, out);
-  else
-    syntheticImages(e, step, out);
-  if (!staging.empty())
-    e.inStorage.upload(staging.data());
-}
-
-void Program::syntheticImages(const Edge &e, int64_t step, float *out) const {
-  const Box &b = e.box;
-  uint64_t noise = streamOf(kImages, step),
-           prototypes = streamOf(kPrototypes, 0);
-  const int64_t *s = e.source.shape;
-  int64_t sample = s[1] * s[2] * s[3];
-  for (int64_t n = b.lo[0]; n < b.hi[0]; ++n) {
-    int64_t label = syntheticLabel(step, n);
-    for (int64_t c = b.lo[1]; c < b.hi[1]; ++c)
-      for (int64_t y = b.lo[2]; y < b.hi[2]; ++y) {
-        int64_t offset = (c * s[2] + y) * s[3];
-        for (int64_t x = b.lo[3]; x < b.hi[3]; ++x) {
-          float p =
-              uniform(options_.seed, prototypes, label * sample + offset + x);
-          float u = uniform(options_.seed, noise, n * sample + offset + x);
-          *out++ = (2.0f * p - 1.0f) + (2.0f * u - 1.0f);
-        }
-      }
-  }
 }
 
 void Program::fillForProfile() {
   // stepInputs loads the real graph inputs; the stand-ins once, here.
   for (Edge &e : edges_)
-    if (e.hasBox && e.producer < 0 && e.wantsGradient)
-      fillInput(e, 0);
+    if (e.hasBox && e.producer < 0 && e.wantsGradient) {
+      std::vector<float> host(size_t(e.box.volume()));
+      train_->images(0, e.source.shape, e.box, host.data());
+      e.inStorage.upload(host.data());
+    }
   stepInputs(0);
   for (Layer &l : layers_) {
     std::vector<float> host(size_t(l.grad.size()));

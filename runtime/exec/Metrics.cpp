@@ -1,7 +1,7 @@
 //===- Metrics.cpp - the --metrics JSON file ------------------------------===//
 //
-// Per-step losses and times, and the mean step split into compute,
-// transfer and sync (averaged over ranks). The first step is a warm-up
+// Per-step losses and times, the mean step split into compute, transfer,
+// sync and input (averaged over ranks), and the evaluations. The first step is a warm-up
 // (oneDNN builds its kernels then) and is left out of the means when there
 // are others.
 //
@@ -66,7 +66,7 @@ void Program::writeMetrics() const {
   size_t first = stepMs_.size() > 1 ? 1 : 0;
   size_t timed = stepMs_.size() - first;
   // Mean per-step seconds of each category on this rank, then over ranks.
-  enum { Step, Compute, Kernel, Transfer, Sync, Fields };
+  enum { Step, Compute, Kernel, Transfer, Sync, Input, Fields };
   double mine[Fields] = {}, all[Fields] = {};
   for (size_t i = first; i < stepMs_.size(); ++i) {
     const TimerTotals &t = stepTotals_[i];
@@ -75,6 +75,7 @@ void Program::writeMetrics() const {
     mine[Kernel] += t.kernel;
     mine[Transfer] += t.of(Category::Transfer);
     mine[Sync] += t.of(Category::Sync);
+    mine[Input] += t.of(Category::Input);
   }
   MPI_Reduce(mine, all, Fields, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank_ != 0 || options_.metrics.empty())
@@ -108,8 +109,19 @@ void Program::writeMetrics() const {
   appendf(j, "  \"kernel_ms\": %.4f,\n", ms(Kernel));
   appendf(j, "  \"transfer_ms\": %.4f,\n", ms(Transfer));
   appendf(j, "  \"sync_ms\": %.4f,\n", ms(Sync));
-  appendf(j, "  \"overhead_ms\": %.4f\n}\n",
-          step - ms(Kernel) - ms(Transfer) - ms(Sync));
+  appendf(j, "  \"input_ms\": %.4f,\n", ms(Input));
+  appendf(j, "  \"overhead_ms\": %.4f,\n",
+          step - ms(Kernel) - ms(Transfer) - ms(Sync) - ms(Input));
+  appendf(j, "  \"evaluations\": [");
+  for (size_t i = 0; i < evaluations_.size(); ++i) {
+    const Evaluation &e = evaluations_[i];
+    appendf(j,
+            "%s\n    {\"step\": %lld, \"samples\": %lld, \"loss\": %.9g, "
+            "\"top1\": %.9g, \"top5\": %.9g}",
+            i ? "," : "", static_cast<long long>(e.step),
+            static_cast<long long>(e.samples), e.loss, e.top1, e.top5);
+  }
+  appendf(j, "%s]\n}\n", evaluations_.empty() ? "" : "\n  ");
   writeAtomically(options_.metrics, j, "metrics file");
 }
 
@@ -123,6 +135,8 @@ const char *categoryName(Category c) {
     return "transfer";
   case Category::Sync:
     return "sync";
+  case Category::Input:
+    return "input";
   default:
     return "step";
   }
@@ -148,7 +162,7 @@ void Program::writeTrace() const {
           "\"args\": {\"name\": \"rank %d\"}},\n",
           rank_, rank_);
   for (Category c : {Category::Other, Category::Compute, Category::Transfer,
-                     Category::Sync})
+                     Category::Sync, Category::Input})
     appendf(events,
             "{\"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"name\": "
             "\"thread_name\", \"args\": {\"name\": \"%s\"}},\n",

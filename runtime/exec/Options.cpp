@@ -289,6 +289,9 @@ bool consistent(const Options &o, std::string &error) {
     error = "--std needs --mean";
   else if (!o.mean.empty() && !o.std.empty() && o.mean.size() != o.std.size())
     error = "--mean and --std need one value per channel each";
+  else if (o.resume && !o.init.empty())
+    error = "give --init or --resume, not both: a resumed run continues "
+            "from its checkpoint";
   else if (!o.milestones.empty() && o.schedule != LrSchedule::Step)
     error = "--lr-milestones needs --lr-schedule step";
   return error.empty();

@@ -17,6 +17,7 @@
 #include "hdrt/hdrt.h"
 
 #include <cctype>
+#include <climits>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -56,23 +57,30 @@ void Program::prepare() {
     prepareLayer(l);
   for (Edge &e : edges_)
     prepareEdge(e);
+  openInputs();
+  checkExport();
   checkOutputs();
   if (options_.resume)
     resume();
+  else
+    initWeights();
   timers_.take();
 }
 
-/// Rank 0's verdict on something every rank must agree on; throws it on
-/// every rank.
-static void agreeOrThrow(bool ok, std::string message) {
-  int flag = ok, length = static_cast<int>(message.size());
-  MPI_Bcast(&flag, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  message.resize(length);
+void agree(bool ok, const std::string &message) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int mine = ok ? INT_MAX : rank, first = INT_MAX;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == INT_MAX)
+    return;
+  std::string text = message;
+  int length = static_cast<int>(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
+  text.resize(size_t(length));
   if (length)
-    MPI_Bcast(message.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (!flag)
-    throw CollectiveError(message);
+    MPI_Bcast(text.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
+  throw CollectiveError(text);
 }
 
 /// Finds out before training, not after it, that a result cannot be
@@ -110,8 +118,10 @@ void Program::checkOutputs() {
       ok = writable(options_.metrics, "metrics file");
     if (ok && !options_.trace.empty())
       ok = writable(options_.trace, "trace file");
+    if (ok && !options_.exportOnnx.empty())
+      ok = writable(options_.exportOnnx, "ONNX export");
   }
-  agreeOrThrow(ok, message);
+  agree(ok, message);
 }
 
 void Program::prepareLayer(Layer &l) {
@@ -157,7 +167,8 @@ void Program::prepareParams(Layer &l) {
   for (size_t i = 0; i < specs.size(); ++i) {
     Param &p = l.params.emplace_back();
     // Checkpoint names are whitespace-free words.
-    p.name = l.name + "." + specs[i].suffix;
+    p.suffix = specs[i].suffix;
+    p.name = l.name + "." + p.suffix;
     for (char &ch : p.name)
       if (std::isspace(static_cast<unsigned char>(ch)))
         ch = '_';

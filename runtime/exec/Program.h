@@ -11,6 +11,7 @@
 #ifndef HDRT_EXEC_PROGRAM_H
 #define HDRT_EXEC_PROGRAM_H
 
+#include "InputSource.h"
 #include "Options.h"
 #include "Timers.h"
 
@@ -24,6 +25,7 @@
 #include <mpi.h>
 
 #include <deque>
+#include <future>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -59,6 +61,8 @@ enum Stream : uint64_t {
   kLabels = 3,
   kDropout = 4,
   kPrototypes = 5,
+  kShuffle = 6,
+  kAugment = 7,
 };
 uint64_t streamOf(Stream kind, uint64_t a, uint64_t b = 0);
 
@@ -66,6 +70,7 @@ uint64_t streamOf(Stream kind, uint64_t a, uint64_t b = 0);
 /// optimizer's velocity, in device memory.
 struct Param {
   std::string name;           // "<layer>.weight", ...
+  std::string suffix;         // "weight", ...
   std::vector<int64_t> shape; // global
   Box box;                    // this rank's shard (rank 0 when none)
   Buffer<float> value, grad, velocity;
@@ -150,6 +155,25 @@ struct Edge {
   float *in = nullptr, *dIn = nullptr;
 };
 
+/// A step's images and labels on the host: one buffer per input box this
+/// rank reads, in the order of Program's inputs.
+struct HostBatch {
+  std::vector<std::vector<float>> images;
+  std::vector<std::vector<int32_t>> labels;
+};
+
+/// One evaluation over the whole --eval-data.
+struct Evaluation {
+  int64_t step = 0; // after this many training steps
+  int64_t samples = 0;
+  double loss = 0; // mean over the samples
+  double top1 = 0, top5 = 0;
+};
+
+/// Collective over the world: throws CollectiveError on every rank unless
+/// `ok` on every rank, with the message of the first rank that failed.
+void agree(bool ok, const std::string &message);
+
 class Program {
 public:
   /// `device`: the rank's device, made for this library's backend when
@@ -185,7 +209,8 @@ public:
   void gradSync(int64_t layer);
   void sgdUpdate(int64_t layer);
   void stepEnd(int64_t step);
-  /// Writes the final checkpoint and the metrics; returns the exit code.
+  /// Evaluates when the last step is not evaluated yet, writes the final
+  /// checkpoint, the ONNX export and the metrics; returns the exit code.
   int finish();
 
   /// Profiling (hd-profile): this rank plays task 0, the largest tile, of
@@ -230,17 +255,28 @@ private:
   void prepareEdge(Edge &e);
   void checkPlan(const Edge &e) const;
   void checkOutputs();
-  int64_t syntheticLabel(int64_t step, int64_t sample) const;
-  void fillInput(Edge &e, int64_t step);
-  void syntheticImages(const Edge &e, int64_t step, float *out) const;
+  void openInputs();
+  HostBatch readBatch(const InputSource &source, int64_t step) const;
+  void loadBatch(const HostBatch &batch);
+  /// The loss, top-1 and top-5 of the model after `step` steps on the
+  /// whole --eval-data, printed by rank 0.
+  void evaluate(int64_t step);
+  void reportEpoch(int64_t step);
   void transfer(int64_t edge, bool forward);
   void gatherLocal(Edge &e);
   void scatterLocal(Edge &e);
   std::string firstNonFinite();
-  /// The checkpoint's view of the parameters: host copies of each shard's
-  /// values and momentum (downloaded when `download`).
+  /// The parameters as shards of global tensors: host copies of each
+  /// shard's values and, with `momentum`, its momentum (downloaded when
+  /// `download`).
   std::vector<mpi::Shard> stageShards(std::vector<std::vector<float>> &host,
-                                      bool download);
+                                      bool download, bool momentum);
+  void initWeights();
+  std::string weightsFromCheckpoint(const std::vector<mpi::Shard> &shards,
+                                    std::vector<std::vector<float>> &tensors);
+  std::string weightsFromOnnx(std::vector<std::vector<float>> &tensors);
+  void checkExport() const;
+  void exportOnnx();
   void checkpoint(int64_t step);
   void resume();
   void writeMetrics() const;
@@ -262,6 +298,15 @@ private:
   int64_t lastCheckpoint_ = -1; // the step of the last checkpoint written
   double stepStart_ = 0;
   Timers timers_;
+  // Inputs: the training source (synthetic without --data), the
+  // evaluation data, the input boxes this rank reads, the batch read ahead.
+  std::unique_ptr<InputSource> train_;
+  std::unique_ptr<DatasetInput> eval_;
+  int64_t trainSize_ = 0; // samples in --data; 0: synthetic
+  std::vector<Edge *> inputs_;
+  std::future<HostBatch> ahead_;
+  int64_t aheadStep_ = -1;
+  std::vector<Evaluation> evaluations_;
   std::vector<double> losses_, stepMs_;
   std::vector<TimerTotals> stepTotals_;
   std::vector<Span> traced_; // the spans of the traced step

@@ -179,8 +179,11 @@ void Program::stepEnd(int64_t step) {
                 double(batch_) / seconds);
     std::fflush(stdout);
   }
+  reportEpoch(step + 1);
   if (options_.checkpointEvery && (step + 1) % options_.checkpointEvery == 0)
     checkpoint(step + 1);
+  if (eval_ && options_.evalEvery && (step + 1) % options_.evalEvery == 0)
+    evaluate(step + 1);
 }
 
 /// Collective. Where this step's forward pass first produced a NaN or an

@@ -1,8 +1,9 @@
 //===- Timers.h - where a rank's step time goes -----------------*- C++ -*-===//
 //
 // Every moment of a step is charged to one category: compute (layer calls
-// and the optimizer), transfer (hd.transfer exchanges) or sync (gradient
-// all-reduce, and the all-reduces inside batch norm and the loss). Kernel
+// and the optimizer), transfer (hd.transfer exchanges), sync (gradient
+// all-reduce, and the all-reduces inside batch norm and the loss) or input
+// (waiting for the step's images and labels). Kernel
 // time is the part of compute spent inside the kernels themselves; the rest
 // of compute is the runtime's own work (copies, bookkeeping).
 //
@@ -20,7 +21,7 @@
 
 namespace hdrt::exec {
 
-enum class Category { Other, Compute, Transfer, Sync, Count };
+enum class Category { Other, Compute, Transfer, Sync, Input, Count };
 
 struct TimerTotals {
   double seconds[static_cast<int>(Category::Count)] = {};

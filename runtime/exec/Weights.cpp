@@ -1,0 +1,248 @@
+//===- Weights.cpp - a model's weights in (--init) and out (--export-onnx) -===//
+//
+// Training starts from the weights a user already has: an ONNX model's
+// initializers, found through the source tensors the importer recorded for
+// each layer, or an hd checkpoint of the same network under any strategy,
+// device count or batch size. At the end the program writes its source
+// ONNX model back with the trained weights, so PyTorch or any ONNX runtime
+// can use them. Rank 0 reads and writes the files; the shards move with
+// hdrt/mpi/GlobalTensors.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+
+#include "hdrt/onnx/Weights.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace hdrt::exec {
+
+namespace {
+
+std::string shapeText(const std::vector<int64_t> &dims) {
+  std::string s;
+  for (int64_t d : dims)
+    s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s.empty() ? "a scalar" : s;
+}
+
+/// Dims without the 1s: a bias may be stored as 1 x C.
+std::vector<int64_t> squeezed(const std::vector<int64_t> &dims) {
+  std::vector<int64_t> out;
+  for (int64_t d : dims)
+    if (d != 1)
+      out.push_back(d);
+  return out;
+}
+
+/// A rows x cols matrix as cols x rows.
+std::vector<float> transposed(const std::vector<float> &m, int64_t rows,
+                              int64_t cols) {
+  std::vector<float> t(m.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      t[size_t(c * rows + r)] = m[size_t(r * cols + c)];
+  return t;
+}
+
+bool isCheckpoint(const std::string &path) {
+  char magic[8] = {};
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return false;
+  size_t got = std::fread(magic, 1, sizeof(magic), f);
+  std::fclose(f);
+  return got == sizeof(magic) && std::memcmp(magic, "HDCKPT1\n", 8) == 0;
+}
+
+} // namespace
+
+void Program::initWeights() {
+  if (options_.init.empty())
+    return;
+  std::vector<std::vector<float>> host;
+  std::vector<mpi::Shard> shards =
+      stageShards(host, /*download=*/false, /*momentum=*/false);
+  std::vector<std::vector<float>> tensors(shards.size());
+  std::string error;
+  const std::string &path = options_.init;
+  if (rank_ == 0)
+    error = isCheckpoint(path) ? weightsFromCheckpoint(shards, tensors)
+                               : weightsFromOnnx(tensors);
+  agree(error.empty(), "cannot initialize from '" + path + "': " + error);
+  mpi::scatterTensors(MPI_COMM_WORLD, tensors, shards);
+  size_t next = 0;
+  for (Layer &l : layers_)
+    for (Param &p : l.params)
+      p.value.upload(host[next++].data());
+  if (rank_ == 0 && !options_.quiet)
+    std::printf("initialized %zu tensors from %s\n", shards.size(),
+                path.c_str());
+}
+
+/// Rank 0: the tensors of an hd checkpoint, by name and exact shape; its
+/// momentum is left out (a new run starts its own). Returns the error.
+std::string
+Program::weightsFromCheckpoint(const std::vector<mpi::Shard> &shards,
+                               std::vector<std::vector<float>> &tensors) {
+  mpi::CheckpointFile file;
+  std::string error;
+  if (!mpi::loadCheckpointFile(options_.init, file, error))
+    return error;
+  std::map<std::string, size_t> byName;
+  for (size_t i = 0; i < file.names.size(); ++i)
+    byName[file.names[i]] = i;
+  std::set<std::string> used;
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const mpi::Shard &s = shards[i];
+    auto found = byName.find(s.name);
+    if (found == byName.end())
+      return "the checkpoint has no tensor '" + s.name + "'";
+    if (file.shapes[found->second] != s.shape)
+      return "its tensor '" + s.name + "' is " +
+             shapeText(file.shapes[found->second]) + "; this model's is " +
+             shapeText(s.shape);
+    tensors[i] = std::move(file.tensors[found->second]);
+    used.insert(s.name);
+  }
+  for (const std::string &name : file.names)
+    if (!used.count(name) && !(name.size() > 9 &&
+                               name.compare(name.size() - 9, 9, ".momentum") ==
+                                   0))
+      return "it holds '" + name +
+             "', which this model does not have (a checkpoint of another "
+             "network?)";
+  return "";
+}
+
+/// Rank 0: each parameter's initializer in an ONNX model, under the name
+/// the importer recorded. Returns the error.
+std::string Program::weightsFromOnnx(std::vector<std::vector<float>> &tensors) {
+  onnx::Graph graph, source;
+  std::string error;
+  if (!onnx::readGraphFile(options_.init, graph, error))
+    return error;
+  std::map<std::string, const onnx::Tensor *> initializers;
+  for (const onnx::Tensor &t : graph.initializers)
+    initializers[t.name] = &t;
+  std::set<std::string> used;
+  size_t next = 0;
+  for (const Layer &l : layers_)
+    for (const Param &p : l.params) {
+      auto src = l.sources.find(p.suffix);
+      if (src == l.sources.end())
+        return "the program does not know which tensor holds '" + p.name +
+               "': --init with an ONNX model needs a program compiled from "
+               "one (hd-opt --import-onnx)";
+      const auto &[tensorName, isTransposed] = src->second;
+      auto found = initializers.find(tensorName);
+      if (found == initializers.end() || !found->second->hasData)
+        return "it has no initializer '" + tensorName + "' with data (the " +
+               p.suffix + " of layer '" + l.name + "')";
+      const onnx::Tensor &t = *found->second;
+      if (t.dataType != onnx::kFloat)
+        return "its initializer '" + tensorName + "' is not float32";
+      std::vector<int64_t> want = p.shape;
+      if (isTransposed)
+        std::reverse(want.begin(), want.end());
+      if (squeezed(t.dims) != squeezed(want))
+        return "its initializer '" + tensorName + "' is " +
+               shapeText(t.dims) + "; the " + p.suffix + " of layer '" +
+               l.name + "' is " + shapeText(want);
+      tensors[next++] = isTransposed
+                            ? transposed(t.values, want[0], want[1])
+                            : t.values;
+      used.insert(tensorName);
+    }
+  // Weights the compiled model does not have mean the file is of another
+  // network: starting half-initialized would be silent.
+  if (!onnx::readGraph(source_.data(), source_.size(), source, error))
+    return "the program's own source model: " + error;
+  std::set<std::string> known;
+  for (const onnx::Tensor &t : source.initializers)
+    known.insert(t.name);
+  for (const onnx::Tensor &t : source.inputs)
+    known.insert(t.name);
+  for (const onnx::Tensor &t : graph.initializers)
+    if (t.dataType == onnx::kFloat && !used.count(t.name) &&
+        !known.count(t.name))
+      return "it has the weight '" + t.name +
+             "', which the compiled model does not have (an export of "
+             "another network?)";
+  return "";
+}
+
+/// Before training: an export needs the source model and every
+/// parameter's place in it.
+void Program::checkExport() const {
+  if (options_.exportOnnx.empty())
+    return;
+  std::string error;
+  if (source_.empty())
+    error = "--export-onnx needs a program compiled from an ONNX model; this "
+            "one has no source model";
+  for (const Layer &l : layers_)
+    for (const Param &p : l.params)
+      if (error.empty() && !l.sources.count(p.suffix))
+        error = "--export-onnx: the program does not know which tensor of "
+                "its source model holds '" +
+                p.name + "'";
+  if (!error.empty())
+    throw CollectiveError(error);
+}
+
+void Program::exportOnnx() {
+  if (options_.exportOnnx.empty())
+    return;
+  std::vector<std::vector<float>> host, tensors;
+  std::vector<mpi::Shard> shards =
+      stageShards(host, /*download=*/true, /*momentum=*/false);
+  std::string error;
+  if (!mpi::gatherTensors(MPI_COMM_WORLD, shards, tensors, error))
+    throw CollectiveError("cannot export the weights: " + error);
+  if (rank_ == 0) {
+    // Each tensor keeps the dims the source model gives it.
+    onnx::Graph source;
+    std::map<std::string, std::vector<int64_t>> dims;
+    if (onnx::readGraph(source_.data(), source_.size(), source, error)) {
+      for (const onnx::Tensor &t : source.inputs)
+        if (t.hasShape)
+          dims[t.name] = t.dims;
+      for (const onnx::Tensor &t : source.initializers)
+        dims[t.name] = t.dims;
+    }
+    std::vector<onnx::Tensor> weights;
+    size_t next = 0;
+    for (const Layer &l : layers_)
+      for (const Param &p : l.params) {
+        const auto &[name, isTransposed] = l.sources.at(p.suffix);
+        onnx::Tensor &w = weights.emplace_back();
+        w.name = name;
+        w.dataType = onnx::kFloat;
+        w.hasData = w.hasShape = true;
+        std::vector<float> &v = tensors[next++];
+        w.values = isTransposed ? transposed(v, p.shape[0], p.shape[1])
+                                : std::move(v);
+        w.dims = p.shape;
+        if (isTransposed)
+          std::reverse(w.dims.begin(), w.dims.end());
+        if (auto d = dims.find(name); d != dims.end())
+          w.dims = d->second;
+      }
+    if (error.empty())
+      onnx::writeModelWithWeights(source_.data(), source_.size(), weights,
+                                  options_.exportOnnx, error);
+  }
+  agree(error.empty(), "cannot export the trained model to '" +
+                           options_.exportOnnx + "': " + error);
+  if (rank_ == 0 && !options_.quiet)
+    std::printf("exported the trained model to %s\n",
+                options_.exportOnnx.c_str());
+}
+
+} // namespace hdrt::exec

@@ -1,0 +1,299 @@
+"""PyTorch's side of hd's training tests: what a compiled program must
+reproduce, computed independently.
+
+  hd_reference.py make OUT --steps K --batch N [--train-samples S]
+      [--eval-samples E] [--seed 3] [--lr X] [--momentum X]
+      [--weight-decay X] [--nesterov] [--schedule constant|step|cosine]
+      [--warmup K] [--shuffle] [--flip] [--crop P] [--mean M --std S]
+    writes OUT/init.onnx (the model with PyTorch's initial weights),
+    OUT/train-x.npy, OUT/train-y.npy, OUT/eval-x.npy, OUT/eval-y.npy
+    (uint8 Fashion-MNIST images and int64 labels), and OUT/reference.json:
+    PyTorch's per-step losses, its evaluation after the last step and its
+    trained weights.
+  hd_reference.py compare OUT METRICS [--onnx EXPORTED]
+    compares hd's --metrics (and --export-onnx model) with it; prints one
+    line per check and exits 1 on a difference.
+
+The batches follow hd's documented data order and augmentation (the
+per-epoch permutation and the crops and flips drawn from hd's counter-based
+generator, reimplemented here from its definition in hdrt/Random.h and
+runtime/exec/InputSource.h); the model, loss, optimizer, schedules and
+batch norm are PyTorch's own.
+"""
+import argparse
+import gzip
+import json
+import os
+import sys
+import warnings
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                "models"))
+from lenet import LeNet, export  # noqa: E402
+
+FASHION = "/usr/share/datasets/fashion-mnist"
+MASK = (1 << 64) - 1
+
+
+# hd's counter-based generator (hdrt/Random.h) and streams (exec/Program.h).
+def mix64(z):
+    z &= MASK
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & MASK
+    return z ^ (z >> 31)
+
+
+def uniform(seed, stream, index):
+    h = mix64(mix64((seed * 0x9e3779b97f4a7c15 + stream) & MASK) + index)
+    return np.float32((h >> 40) * (1.0 / 16777216.0))
+
+
+def stream_of(kind, a, b=0):
+    return mix64((kind << 56) ^ (a << 24) ^ b)
+
+
+K_SHUFFLE, K_AUGMENT = 6, 7
+
+
+def fashion_mnist(split, count):
+    """The first `count` images (uint8) and labels of a Fashion-MNIST split."""
+    prefix = {"train": "train", "eval": "t10k"}[split]
+    with gzip.open(f"{FASHION}/{prefix}-images-idx3-ubyte.gz") as f:
+        images = np.frombuffer(f.read(), np.uint8, offset=16)
+    with gzip.open(f"{FASHION}/{prefix}-labels-idx1-ubyte.gz") as f:
+        labels = np.frombuffer(f.read(), np.uint8, offset=8)
+    count = min(count, len(labels))
+    return (images.reshape(-1, 28, 28)[:count].copy(),
+            labels[:count].astype(np.int64))
+
+
+class Batches:
+    """Step s of a batch of N reads global positions s*N .. s*N+N-1."""
+
+    def __init__(self, images, labels, batch, args, evaluation=False):
+        self.images = images.astype(np.float32) / np.float32(255)
+        self.labels = labels
+        self.batch = batch
+        self.args = args
+        self.evaluation = evaluation
+        self.orders = {}
+
+    def order(self, epoch):
+        if epoch not in self.orders:
+            size = len(self.labels)
+            perm = list(range(size))
+            stream = stream_of(K_SHUFFLE, epoch)
+            for i in range(size - 1, 0, -1):
+                u = uniform(self.args.seed, stream, i)
+                j = min(i, int(u * np.float32(i + 1)))
+                perm[i], perm[j] = perm[j], perm[i]
+            self.orders[epoch] = perm
+        return self.orders[epoch]
+
+    def sample(self, position):
+        size = len(self.labels)
+        if self.evaluation:
+            return position if position < size else -1
+        index = position % size
+        return self.order(position // size)[index] if self.args.shuffle \
+            else index
+
+    def image(self, position, sample):
+        x = self.images[sample]
+        a = self.args
+        if self.evaluation or (not a.flip and a.crop < 0):
+            return x
+        p = max(a.crop, 0)
+        stream = stream_of(K_AUGMENT, position)
+        dy = min(2 * p, int(uniform(a.seed, stream, 0) * np.float32(2 * p + 1)))
+        dx = min(2 * p, int(uniform(a.seed, stream, 1) * np.float32(2 * p + 1)))
+        flip = a.flip and uniform(a.seed, stream, 2) < np.float32(0.5)
+        h, w = x.shape
+        padded = np.zeros((h + 2 * p, w + 2 * p), np.float32)
+        padded[p:p + h, p:p + w] = x
+        out = padded[dy:dy + h, dx:dx + w]
+        return out[:, ::-1] if flip else out
+
+    def __call__(self, step):
+        xs, ys = [], []
+        for n in range(self.batch):
+            position = step * self.batch + n
+            s = self.sample(position)
+            if s < 0:
+                continue  # evaluation padding: counted nowhere
+            x = torch.from_numpy(np.ascontiguousarray(self.image(position, s)))
+            if self.args.mean is not None:
+                x = (x - np.float32(self.args.mean)) / np.float32(self.args.std)
+            xs.append(x[None])
+            ys.append(int(self.labels[s]))
+        return torch.stack(xs), torch.tensor(ys)
+
+    def steps(self):
+        return (len(self.labels) + self.batch - 1) // self.batch
+
+
+def evaluate(model, batches):
+    model.eval()
+    loss, top1, top5, n = 0.0, 0, 0, 0
+    with torch.no_grad():
+        for s in range(batches.steps()):
+            x, y = batches(s)
+            logits = model(x)
+            loss += F.cross_entropy(logits, y, reduction="sum").item()
+            rank = (logits > logits.gather(1, y[:, None])).sum(1)
+            top1 += int((rank < 1).sum())
+            top5 += int((rank < 5).sum())
+            n += len(y)
+    model.train()
+    return {"loss": loss / n, "top1": top1 / n, "top5": top5 / n,
+            "samples": n}
+
+
+def make(args):
+    os.makedirs(args.out, exist_ok=True)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)
+    model = LeNet()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        export(model, os.path.join(args.out, "init.onnx"))
+    train_x, train_y = fashion_mnist("train", args.train_samples)
+    eval_x, eval_y = fashion_mnist("eval", args.eval_samples)
+    for name, a in (("train-x", train_x), ("train-y", train_y),
+                    ("eval-x", eval_x), ("eval-y", eval_y)):
+        np.save(os.path.join(args.out, name + ".npy"), a)
+    train = Batches(train_x, train_y, args.batch, args)
+    held_out = Batches(eval_x, eval_y, args.batch, args, evaluation=True)
+
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr,
+                          momentum=args.momentum,
+                          weight_decay=args.weight_decay,
+                          nesterov=args.nesterov)
+    main = None
+    if args.schedule == "step":
+        main = torch.optim.lr_scheduler.MultiStepLR(
+            opt, [args.steps // 2, args.steps * 3 // 4], gamma=0.1)
+    elif args.schedule == "cosine":
+        main = torch.optim.lr_scheduler.CosineAnnealingLR(
+            opt, T_max=max(1, args.steps - args.warmup))
+    if args.warmup:
+        warm = torch.optim.lr_scheduler.LinearLR(
+            opt, start_factor=1 / args.warmup, end_factor=1.0,
+            total_iters=args.warmup - 1)
+        sched = torch.optim.lr_scheduler.SequentialLR(
+            opt, [warm, main or torch.optim.lr_scheduler.ConstantLR(
+                opt, factor=1.0, total_iters=0)], milestones=[args.warmup])
+    else:
+        sched = main
+    losses = []
+    model.train()
+    for step in range(args.steps):
+        x, y = train(step)
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        if sched:
+            sched.step()
+        losses.append(loss.item())
+    state = {k: v.detach().numpy().tolist()
+             for k, v in model.state_dict().items()
+             if not k.endswith("num_batches_tracked")}
+    with open(os.path.join(args.out, "reference.json"), "w") as f:
+        json.dump({"losses": losses, "eval": evaluate(model, held_out),
+                   "state": state, "args": vars(args)}, f)
+    print(f"reference: {args.steps} steps of {args.batch}, final loss "
+          f"{losses[-1]:.6f}")
+
+
+def relative(a, b):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30))
+
+
+def compare(args):
+    ref = json.load(open(os.path.join(args.out, "reference.json")))
+    hd = json.load(open(args.metrics))
+    ok = True
+
+    def check(good, text):
+        nonlocal ok
+        ok &= good
+        print(("ok: " if good else "DIFFERENT: ") + text)
+
+    pt = ref["losses"]
+    worst = max(abs(a - b) / abs(b) for a, b in zip(hd["losses"], pt))
+    check(len(hd["losses"]) == len(pt) and worst < args.tolerance,
+          f"{len(pt)} losses, largest relative difference {worst:.1e}")
+    ev, mine = ref["eval"], hd["evaluations"][-1]
+    check(mine["samples"] == ev["samples"] and
+          abs(mine["loss"] - ev["loss"]) / ev["loss"] < args.tolerance and
+          mine["top1"] == ev["top1"] and mine["top5"] == ev["top5"],
+          f"evaluation of {ev['samples']} images: loss {mine['loss']:.6f} "
+          f"(PyTorch {ev['loss']:.6f}), top1 {mine['top1']:.4f} "
+          f"(PyTorch {ev['top1']:.4f})")
+    if args.onnx:
+        import onnx
+        from onnx import numpy_helper
+        exported = {t.name: numpy_helper.to_array(t)
+                    for t in onnx.load(args.onnx).graph.initializer}
+        worst, name = 0.0, ""
+        for k, v in ref["state"].items():
+            d = relative(exported[k], v)
+            if d > worst:
+                worst, name = d, k
+        check(worst < args.tolerance,
+              f"{len(ref['state'])} exported tensors, largest relative "
+              f"difference {worst:.1e} ({name})")
+        # The exported model, run by PyTorch, scores what hd reported.
+        a = argparse.Namespace(**ref["args"])
+        model = LeNet()
+        state = model.state_dict()
+        for k in state:
+            if k in exported:
+                state[k] = torch.from_numpy(exported[k].copy())
+        model.load_state_dict(state)
+        eval_x = np.load(os.path.join(args.out, "eval-x.npy"))
+        eval_y = np.load(os.path.join(args.out, "eval-y.npy"))
+        again = evaluate(model, Batches(eval_x, eval_y, a.batch, a, True))
+        check(again["top1"] == mine["top1"],
+              f"the exported model in PyTorch: top1 {again['top1']:.4f}")
+    sys.exit(0 if ok else 1)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("make")
+    m.add_argument("out")
+    m.add_argument("--steps", type=int, required=True)
+    m.add_argument("--batch", type=int, required=True)
+    m.add_argument("--train-samples", type=int, default=256)
+    m.add_argument("--eval-samples", type=int, default=100)
+    m.add_argument("--seed", type=int, default=3)
+    m.add_argument("--lr", type=float, default=0.01)
+    m.add_argument("--momentum", type=float, default=0.9)
+    m.add_argument("--weight-decay", type=float, default=5e-4)
+    m.add_argument("--nesterov", action="store_true")
+    m.add_argument("--schedule", default="constant")
+    m.add_argument("--warmup", type=int, default=0)
+    m.add_argument("--shuffle", action="store_true")
+    m.add_argument("--flip", action="store_true")
+    m.add_argument("--crop", type=int, default=-1)
+    m.add_argument("--mean", type=float)
+    m.add_argument("--std", type=float, default=1.0)
+    c = sub.add_parser("compare")
+    c.add_argument("out")
+    c.add_argument("metrics")
+    c.add_argument("--onnx")
+    c.add_argument("--tolerance", type=float, default=1e-4)
+    args = p.parse_args()
+    make(args) if args.command == "make" else compare(args)
+
+
+if __name__ == "__main__":
+    main()
