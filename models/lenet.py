@@ -1,7 +1,7 @@
 """LeNet-5 with batch norm, for 28x28 grayscale images (Fashion-MNIST): the
 PyTorch model of `make demo`'s training run and of the equivalence tests.
 
-  /usr/bin/python3 models/lenet.py OUT.onnx [--seed S]
+  /usr/bin/python3 models/lenet.py OUT.onnx [--seed S] [--classes K]
 
 exports it, with PyTorch's initial weights for the seed, to ONNX the way hd
 reads it (training mode, no constant folding, dynamic batch). Others import
@@ -55,6 +55,7 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("out")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--classes", type=int, default=10)
     args = p.parse_args()
     torch.manual_seed(args.seed)
-    export(LeNet(), args.out)
+    export(LeNet(args.classes), args.out)

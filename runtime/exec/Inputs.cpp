@@ -50,7 +50,8 @@ std::unique_ptr<DatasetInput> openInput(const std::string &path,
   if (values > 1 && int64_t(values) != shape.c)
     throw data::DataError("--mean and --std give " + std::to_string(values) +
                           " values, but the model's images have " +
-                          std::to_string(shape.c) + " channels");
+                          std::to_string(shape.c) + " channel" +
+                          (shape.c == 1 ? "" : "s"));
   return std::make_unique<DatasetInput>(std::move(set), batch, std::move(pre));
 }
 

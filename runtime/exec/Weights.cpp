@@ -15,6 +15,7 @@
 #include "hdrt/onnx/Weights.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -50,11 +51,15 @@ std::vector<float> transposed(const std::vector<float> &m, int64_t rows,
   return t;
 }
 
-bool isCheckpoint(const std::string &path) {
+/// Whether `path` starts as an hd checkpoint; false with `error` set when
+/// it cannot be read.
+bool isCheckpoint(const std::string &path, std::string &error) {
   char magic[8] = {};
   FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
+  if (!f) {
+    error = std::string("cannot read it: ") + std::strerror(errno);
     return false;
+  }
   size_t got = std::fread(magic, 1, sizeof(magic), f);
   std::fclose(f);
   return got == sizeof(magic) && std::memcmp(magic, "HDCKPT1\n", 8) == 0;
@@ -71,9 +76,12 @@ void Program::initWeights() {
   std::vector<std::vector<float>> tensors(shards.size());
   std::string error;
   const std::string &path = options_.init;
-  if (rank_ == 0)
-    error = isCheckpoint(path) ? weightsFromCheckpoint(shards, tensors)
-                               : weightsFromOnnx(tensors);
+  if (rank_ == 0) {
+    bool checkpoint = isCheckpoint(path, error);
+    if (error.empty())
+      error = checkpoint ? weightsFromCheckpoint(shards, tensors)
+                         : weightsFromOnnx(tensors);
+  }
   agree(error.empty(), "cannot initialize from '" + path + "': " + error);
   mpi::scatterTensors(MPI_COMM_WORLD, tensors, shards);
   size_t next = 0;
@@ -126,7 +134,7 @@ std::string Program::weightsFromOnnx(std::vector<std::vector<float>> &tensors) {
   onnx::Graph graph, source;
   std::string error;
   if (!onnx::readGraphFile(options_.init, graph, error))
-    return error;
+    return "neither an hd checkpoint nor an ONNX model: " + error;
   std::map<std::string, const onnx::Tensor *> initializers;
   for (const onnx::Tensor &t : graph.initializers)
     initializers[t.name] = &t;

@@ -19,6 +19,9 @@ reproduce, computed independently.
     line per check and exits 1 on a difference. With --top1-within, a run
     too long to follow PyTorch step by step (rounding differences grow) is
     held to PyTorch's top-1 within P instead.
+  hd_reference.py same-eval METRICS METRICS
+    two hd runs' last evaluations agree (loss to a relative 1e-5, top-1 and
+    top-5 exactly).
 
 The batches follow hd's documented data order and augmentation (the
 per-epoch permutation and the crops and flips drawn from hd's counter-based
@@ -304,6 +307,17 @@ def compare(args):
     sys.exit(0 if ok else 1)
 
 
+def same_eval(args):
+    a, b = (json.load(open(m))["evaluations"][-1] for m in args.metrics)
+    ok = abs(a["loss"] - b["loss"]) <= 1e-5 * abs(b["loss"]) and \
+        a["top1"] == b["top1"] and a["top5"] == b["top5"] and \
+        a["samples"] == b["samples"]
+    print("%s: loss %.6f and %.6f, top1 %.4f and %.4f" % (
+        "ok" if ok else "DIFFERENT", a["loss"], b["loss"], a["top1"],
+        b["top1"]))
+    sys.exit(0 if ok else 1)
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="command", required=True)
@@ -333,8 +347,11 @@ def main():
     c.add_argument("--onnx")
     c.add_argument("--tolerance", type=float, default=1e-4)
     c.add_argument("--top1-within", type=float)
+    e = sub.add_parser("same-eval")
+    e.add_argument("metrics", nargs=2)
     args = p.parse_args()
-    make(args) if args.command == "make" else compare(args)
+    {"make": make, "compare": compare, "same-eval": same_eval}[args.command](
+        args)
 
 
 if __name__ == "__main__":
