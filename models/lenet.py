@@ -1,17 +1,24 @@
 """LeNet-5 with batch norm, for 28x28 grayscale images (Fashion-MNIST): the
-PyTorch model of `make demo`'s training run and of the equivalence tests.
+PyTorch model of `make demo`'s training run and of the training tests.
 
-  /usr/bin/python3 models/lenet.py OUT.onnx [--seed S] [--classes K]
-
-exports it, with PyTorch's initial weights for the seed, to ONNX the way hd
-reads it (training mode, no constant folding, dynamic batch). Others import
-`LeNet` and `export`.
+  /usr/bin/python3 models/lenet.py export OUT.onnx [--seed S] [--classes K]
+    exports it, with PyTorch's initial weights for the seed, to ONNX the way
+    hd reads it (training mode, no constant folding, dynamic batch).
+  /usr/bin/python3 models/lenet.py evaluate MODEL.onnx [--mean M --std S]
+    loads the weights of an ONNX export (hd's --export-onnx writes one) into
+    the PyTorch model and prints its top-1 on Fashion-MNIST's 10,000 test
+    images.
+Others import `LeNet` and `export`.
 """
 import argparse
+import gzip
 import warnings
 
+import numpy as np
 import torch
 from torch import nn
+
+FASHION_TEST = "/usr/share/datasets/fashion-mnist/t10k-%s-idx%d-ubyte.gz"
 
 
 class LeNet(nn.Module):
@@ -51,11 +58,49 @@ def export(model, path, shape=(1, 1, 28, 28)):
         dynamic_axes={"images": {0: "N"}, "logits": {0: "N"}})
 
 
+def load_onnx_weights(model, path):
+    import onnx
+    from onnx import numpy_helper
+    weights = {t.name: numpy_helper.to_array(t)
+               for t in onnx.load(path).graph.initializer}
+    state = model.state_dict()
+    for name in state:
+        if name in weights:
+            state[name] = torch.from_numpy(weights[name].copy())
+    model.load_state_dict(state)
+
+
+def evaluate(path, mean, std):
+    model = LeNet()
+    load_onnx_weights(model, path)
+    model.eval()
+    with gzip.open(FASHION_TEST % ("images", 3)) as f:
+        x = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 1, 28, 28)
+    with gzip.open(FASHION_TEST % ("labels", 1)) as f:
+        y = torch.from_numpy(np.frombuffer(f.read(), np.uint8, offset=8)
+                             .astype(np.int64))
+    x = (torch.from_numpy(x.astype(np.float32) / np.float32(255)) -
+         np.float32(mean)) / np.float32(std)
+    with torch.no_grad():
+        top1 = (model(x).argmax(1) == y).float().mean().item()
+    print(f"PyTorch, with the weights of {path}: top1 {top1:.4f} on "
+          f"{len(y)} test images")
+
+
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("out")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--classes", type=int, default=10)
+    sub = p.add_subparsers(dest="command", required=True)
+    e = sub.add_parser("export")
+    e.add_argument("out")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--classes", type=int, default=10)
+    v = sub.add_parser("evaluate")
+    v.add_argument("model")
+    v.add_argument("--mean", type=float, default=0.0)
+    v.add_argument("--std", type=float, default=1.0)
     args = p.parse_args()
-    torch.manual_seed(args.seed)
-    export(LeNet(args.classes), args.out)
+    if args.command == "export":
+        torch.manual_seed(args.seed)
+        export(LeNet(args.classes), args.out)
+    else:
+        evaluate(args.model, args.mean, args.std)

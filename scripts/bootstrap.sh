@@ -22,6 +22,11 @@ PACKAGES=(
   zlib1g-dev libpng-dev libjpeg-dev
   # Unit tests.
   libgtest-dev
+  # Training tests and `make demo`: PyTorch is the reference hd's training
+  # must reproduce (python3-pil and torchvision read image folders as
+  # PyTorch users do), and Fashion-MNIST is the packaged data set.
+  python3-torch python3-torchvision python3-numpy python3-pil
+  dataset-fashion-mnist
 )
 if [ "${1:-}" = fuzz ]; then
   # libomp: the runtime, configured with the rest, needs clang's OpenMP.

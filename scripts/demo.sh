@@ -4,7 +4,9 @@
 # op, output shape, parameters and forward FLOPs; searches the best
 # layer-wise strategy for AlexNet on the paper's 16 P100s and compares it
 # with data, model and OWT parallelism; then compiles a small CNN with its
-# optimal strategy for 4 devices and trains it under `mpirun -np 4`.
+# optimal strategy for 4 devices and trains it under `mpirun -np 4`; last,
+# trains a PyTorch LeNet on Fashion-MNIST from its exported weights and
+# hands the trained model back to PyTorch.
 #   usage: scripts/demo.sh [build-dir]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -95,6 +97,30 @@ print(f"1 process:   {one['images_per_s']:.0f} images/s; largest relative loss "
       f"(float summation orders differ, and training amplifies it)")
 PY
 
+banner "Your model, your data: LeNet from PyTorch, one epoch of Fashion-MNIST on 2 processes"
+# The whole flow: export from PyTorch with its initial weights, compile,
+# train on the packaged data set starting from those weights, evaluate on
+# the test set, and write the trained model back as ONNX, which PyTorch
+# then loads and scores.
+fashion=/usr/share/datasets/fashion-mnist
+echo "\$ python3 models/lenet.py export lenet.onnx"
+/usr/bin/python3 "$root/models/lenet.py" export "$out/lenet.onnx"
+"$bin/hd-translate" --import-onnx "$out/lenet.onnx" --batch-size=64 \
+  -o "$out/lenet.mlir"
+echo "\$ hd-opt lenet.mlir --layerwise-parallelize='devices=2 machine=cpu' --hd-insert-transfers --hd-lower-to-runtime; hd-translate --hd-to-executable"
+"$bin/hd-opt" "$out/lenet.mlir" --layerwise-parallelize="devices=2 machine=cpu" \
+  --hd-insert-transfers --hd-lower-to-runtime -o "$out/lenet.low.mlir"
+"$bin/hd-translate" --hd-to-executable "$out/lenet.low.mlir" -o "$out/lenet"
+normalize=(--mean 0.286 --std 0.353)
+echo "\$ mpirun -np 2 lenet --init lenet.onnx --data $fashion/train-images-idx3-ubyte.gz --eval-data $fashion/t10k-images-idx3-ubyte.gz --epochs 1 --shuffle ${normalize[*]} --lr 0.05 --log-every 200 --export-onnx lenet.trained.onnx"
+"${mpirun[@]}" -np 2 "$out/lenet" --init "$out/lenet.onnx" \
+  --data "$fashion/train-images-idx3-ubyte.gz" \
+  --eval-data "$fashion/t10k-images-idx3-ubyte.gz" --epochs 1 --shuffle \
+  "${normalize[@]}" --lr 0.05 --log-every 200 \
+  --export-onnx "$out/lenet.trained.onnx" --metrics "$out/lenet.metrics.json"
+/usr/bin/python3 "$root/models/lenet.py" evaluate "$out/lenet.trained.onnx" \
+  "${normalize[@]}"
+
 banner "Outputs"
 echo "  $out/alexnet.mlir, $out/inception_v3.mlir (hd dialect)"
 echo "  $out/inception_v3.summary.txt (full per-layer table)"
@@ -103,3 +129,4 @@ echo "  $out/alexnet.layerwise.json (report; re-import with import=)"
 echo "  $out/alexnet.layerwise.dot (Graphviz: dot -Tpng ... > strategy.png)"
 echo "  $out/demo_cnn.par.mlir (explicit transfers and syncs), $out/demo_cnn.low.mlir (runtime calls)"
 echo "  $out/demo_cnn (the 4-device program: mpirun -np 4 $out/demo_cnn --help)"
+echo "  $out/lenet.trained.onnx (LeNet after one epoch, for PyTorch or any ONNX runtime)"

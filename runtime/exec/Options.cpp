@@ -254,7 +254,11 @@ const std::vector<Flag> &flags() {
        flagSwitch(&Options::resume)},
       {"--trace", "FILE", "write a Chrome/Perfetto trace of the last step",
        text(&Options::trace)},
-      {"--quiet", nullptr, "no per-step lines", flagSwitch(&Options::quiet)},
+      {"--log-every", "K", "print every K-th step's line (default 1)",
+       integer(&Options::logEvery, 1)},
+      {"--quiet", nullptr, "no step, data or weights lines (epochs and "
+                           "evaluations still print)",
+       flagSwitch(&Options::quiet)},
       {"--no-tf32", nullptr,
        "GPU: full fp32 convolutions (TF32 tensor cores are allowed by "
        "default, as in PyTorch)",

@@ -46,7 +46,8 @@ struct Options {
   bool resume = false;
   int64_t checkpointEvery = 0; // 0: only at the end
   std::string trace;           // Chrome trace of the last step
-  bool quiet = false;          // no per-step lines
+  int64_t logEvery = 1;        // print every K-th step's line
+  bool quiet = false;          // no step, data or weights lines
   DeviceOptions device;
   // Fault injection for tests: rank `killRank` kills itself (SIGKILL) at the
   // start of step `killStep`, as if the node had died.

@@ -173,7 +173,7 @@ void Program::stepEnd(int64_t step) {
              : ""));
   losses_.push_back(loss);
   stepMs_.push_back(seconds * 1e3);
-  if (rank_ == 0 && !options_.quiet) {
+  if (rank_ == 0 && !options_.quiet && (step + 1) % options_.logEvery == 0) {
     std::printf("step %lld loss %.6f %.1f images/s\n",
                 static_cast<long long>(step + 1), loss,
                 double(batch_) / seconds);
