@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 namespace hdrt::exec {
 
@@ -66,8 +67,24 @@ void Program::evaluate(int64_t step) {
   }
 }
 
+namespace {
+
+/// "1:02:03" or "2:03": a duration for people.
+std::string clockText(double seconds) {
+  long long s = static_cast<long long>(seconds + 0.5);
+  char text[32];
+  if (s >= 3600)
+    std::snprintf(text, sizeof(text), "%lld:%02lld:%02lld", s / 3600,
+                  s / 60 % 60, s % 60);
+  else
+    std::snprintf(text, sizeof(text), "%lld:%02lld", s / 60, s % 60);
+  return text;
+}
+
+} // namespace
+
 /// After a step that completes a pass over the training data: the pass's
-/// mean loss.
+/// mean loss and speed, and the time the run has left at that speed.
 void Program::reportEpoch(int64_t step) {
   if (!trainSize_ || rank_ != 0)
     return;
@@ -77,13 +94,23 @@ void Program::reportEpoch(int64_t step) {
     return;
   // The steps of this epoch that ran in this process.
   int64_t first = std::max<int64_t>(before * trainSize_ / batch_, firstStep_);
-  double sum = 0;
+  double loss = 0, seconds = 0;
   int64_t count = 0;
-  for (int64_t s = first; s < step; ++s, ++count)
-    sum += losses_[size_t(s - firstStep_)];
-  std::printf("epoch %lld done at step %lld: mean loss %.6f\n",
-              static_cast<long long>(after), static_cast<long long>(step),
-              count ? sum / double(count) : 0.0);
+  for (int64_t s = first; s < step; ++s, ++count) {
+    loss += losses_[size_t(s - firstStep_)];
+    seconds += stepMs_[size_t(s - firstStep_)] / 1e3;
+  }
+  if (!count)
+    return;
+  // The run's epochs: up to the one its last step starts in (a step's
+  // batch may spill a few samples into the next).
+  int64_t epochs = (lastStep() - 1) * batch_ / trainSize_ + 1;
+  double left = double(lastStep() - step) * seconds / double(count);
+  std::printf("epoch %lld/%lld done at step %lld: mean loss %.6f, %.0f "
+              "images/s, %s left\n",
+              static_cast<long long>(after), static_cast<long long>(epochs),
+              static_cast<long long>(step), loss / double(count),
+              double(count * batch_) / seconds, clockText(left).c_str());
   std::fflush(stdout);
 }
 

@@ -15,6 +15,9 @@
 #include "hdrt/Random.h"
 #include "hdrt/hdrt.h"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -58,6 +61,8 @@ std::unique_ptr<DatasetInput> openInput(const std::string &path,
 } // namespace
 
 void Program::openInputs() {
+  dataThreads_ = options_.dataThreads ? int(options_.dataThreads)
+                                      : omp_get_max_threads();
   const Layer &last = layers_.back();
   int64_t classes = last.out.rank >= 2 ? last.out.shape[1] : 1;
   train_ = std::make_unique<SyntheticInput>(options_.seed, classes);
@@ -119,6 +124,31 @@ void Program::openInputs() {
   std::fflush(stdout);
 }
 
+/// Reads `box` of a step's images on `threads` threads, each a run of
+/// samples: decoding JPEGs for a fast model takes more than one core.
+static void readImages(const InputSource &source, int64_t step,
+                       const int64_t *shape, const Box &box, int threads,
+                       float *out) {
+  int64_t rows = box.hi[0] - box.lo[0], perRow = box.volume() / rows;
+  int64_t parts = std::min<int64_t>(std::max(threads, 1), rows);
+  std::vector<std::future<void>> running;
+  for (int64_t p = parts - 1; p >= 0; --p) {
+    Box part = box;
+    part.lo[0] = box.lo[0] + rows * p / parts;
+    part.hi[0] = box.lo[0] + rows * (p + 1) / parts;
+    float *at = out + (part.lo[0] - box.lo[0]) * perRow;
+    auto read = [&source, step, shape, part, at] {
+      source.images(step, shape, part, at);
+    };
+    if (p > 0)
+      running.push_back(std::async(std::launch::async, read));
+    else
+      read();
+  }
+  for (std::future<void> &r : running)
+    r.get(); // rethrows a reader's error
+}
+
 HostBatch Program::readBatch(const InputSource &source, int64_t step) const {
   HostBatch batch;
   for (const Edge *e : inputs_) {
@@ -129,7 +159,8 @@ HostBatch Program::readBatch(const InputSource &source, int64_t step) const {
     } else {
       std::vector<float> &images = batch.images.emplace_back(
           size_t(e->box.volume()));
-      source.images(step, e->source.shape, e->box, images.data());
+      readImages(source, step, e->source.shape, e->box, dataThreads_,
+                 images.data());
     }
   }
   return batch;

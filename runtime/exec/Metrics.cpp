@@ -112,7 +112,7 @@ void Program::writeMetrics() const {
   appendf(j, "  \"input_ms\": %.4f,\n", ms(Input));
   appendf(j, "  \"overhead_ms\": %.4f,\n",
           step - ms(Kernel) - ms(Transfer) - ms(Sync) - ms(Input));
-  appendf(j, "  \"evaluations\": [");
+  appendf(j, "  \"eval\": [");
   for (size_t i = 0; i < evaluations_.size(); ++i) {
     const Evaluation &e = evaluations_[i];
     appendf(j,

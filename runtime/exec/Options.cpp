@@ -230,6 +230,10 @@ const std::vector<Flag> &flags() {
          }
          return true;
        }},
+      {"--data-threads", "T", "threads that read and decode a batch, ahead "
+                              "of its step (default: the rank's share of "
+                              "the cores)",
+       integer(&Options::dataThreads, 1)},
       {"--eval-data", "PATH", "evaluate on this data (same formats)",
        text(&Options::evalData)},
       {"--eval-labels", "FILE", "labels of --eval-data",

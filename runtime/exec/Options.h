@@ -34,6 +34,7 @@ struct Options {
   int64_t evalEvery = 0; // 0: only after the last step
   std::vector<double> mean, std; // per channel, after uint8 -> [0, 1]
   bool shuffle = false;
+  int64_t dataThreads = 0;   // threads reading a batch; 0: the rank's cores
   bool flip = false;         // --augment flip
   int64_t cropPadding = -1;  // --augment crop[=P]; -1: no crop
 

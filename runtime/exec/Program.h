@@ -304,6 +304,7 @@ private:
   std::unique_ptr<DatasetInput> eval_;
   int64_t trainSize_ = 0; // samples in --data; 0: synthetic
   std::vector<Edge *> inputs_;
+  int dataThreads_ = 1; // threads that read one batch
   std::future<HostBatch> ahead_;
   int64_t aheadStep_ = -1;
   std::vector<Evaluation> evaluations_;

@@ -260,7 +260,7 @@ def compare(args):
         print(("ok: " if good else "DIFFERENT: ") + text)
 
     pt = ref["losses"]
-    ev, mine = ref["eval"], hd["evaluations"][-1]
+    ev, mine = ref["eval"], hd["eval"][-1]
     if args.top1_within is not None:
         check(len(hd["losses"]) == len(pt) and mine["samples"] ==
               ev["samples"] and abs(mine["top1"] - ev["top1"]) <=
@@ -308,7 +308,7 @@ def compare(args):
 
 
 def same_eval(args):
-    a, b = (json.load(open(m))["evaluations"][-1] for m in args.metrics)
+    a, b = (json.load(open(m))["eval"][-1] for m in args.metrics)
     ok = abs(a["loss"] - b["loss"]) <= 1e-5 * abs(b["loss"]) and \
         a["top1"] == b["top1"] and a["top5"] == b["top5"] and \
         a["samples"] == b["samples"]

@@ -102,7 +102,7 @@ def make(out):
 
 def check(out, metrics, exported):
     want = json.load(open(os.path.join(out, "expected.json")))
-    got = json.load(open(metrics))["evaluations"][-1]
+    got = json.load(open(metrics))["eval"][-1]
     ok = abs(got["loss"] - want["loss"]) / want["loss"] < 1e-5 and \
         got["top1"] == want["top1"] and got["top5"] == want["top5"] and \
         got["samples"] == 10
