@@ -1,7 +1,6 @@
 //===- Raw.cpp - hd's raw format: label and float32 values per sample -----===//
 //
-// The format hd's tools have written from the start (runtime/exec/Data.cpp
-// reads it too): per sample, an int32 little-endian label then the C x H x W
+// The format hd's tools have written from the start: per sample, an int32 little-endian label then the C x H x W
 // float32 little-endian values, row-major. There is no header, so the model's
 // shape says how long a record is and the file's size must be a whole
 // number of records; that check is all that tells a raw file from some
