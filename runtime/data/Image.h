@@ -14,6 +14,7 @@
 #include "hdrt/data/Dataset.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -45,11 +46,21 @@ ImageInfo readImageInfo(const std::string &path);
 /// The whole image, which must still match `info`; throws DataError.
 Pixels decodeImage(const std::string &path, const ImageInfo &info);
 
-/// The PNG and JPEG halves of the two above.
-ImageInfo readPngInfo(const std::string &path);
-Pixels decodePng(const std::string &path);
-ImageInfo readJpegInfo(const std::string &path);
-Pixels decodeJpeg(const std::string &path);
+/// What one decoder session learns of a file: its size and channels, and
+/// its pixels when `pixels` is set; `message` says why when it fails.
+struct DecodeState {
+  char message[256] = "";
+  int64_t width = 0, height = 0;
+  int channels = 0;
+  /// Where to decode to; null: read the header only.
+  Pixels *pixels = nullptr;
+};
+
+/// The libpng and libjpeg halves of the two above: read `file`'s header,
+/// and its pixels when state.pixels is set. False, with state.message set,
+/// on an error.
+bool runLibpng(std::FILE *file, DecodeState &state);
+bool runLibjpeg(std::FILE *file, DecodeState &state);
 
 /// How an h x w image becomes the model's H x W: resized (aspect kept) to
 /// rh x rw, the smallest size that covers H x W, then cropped at (top,

@@ -94,6 +94,28 @@ private:
 
 } // namespace
 
+namespace {
+
+/// Runs the decoder of `kind` on the file at `path`, closing it on every
+/// path out: the header only, or the pixels too when `pixels` is set.
+DecodeState runDecoder(const std::string &path, ImageInfo::Kind kind,
+                       Pixels *pixels) {
+  FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
+    fail(path, std::string("cannot open it: ") + std::strerror(errno));
+  bool png = kind == ImageInfo::Kind::Png;
+  DecodeState state;
+  state.pixels = pixels;
+  bool ok = png ? runLibpng(file, state) : runLibjpeg(file, state);
+  std::fclose(file);
+  if (!ok)
+    fail(path, std::string("not a valid ") + (png ? "PNG" : "JPEG") +
+                   " image: " + state.message);
+  return state;
+}
+
+} // namespace
+
 ImageInfo readImageInfo(const std::string &path) {
   unsigned char magic[8] = {0};
   FILE *file = std::fopen(path.c_str(), "rb");
@@ -103,16 +125,25 @@ ImageInfo readImageInfo(const std::string &path) {
   std::fclose(file);
   static const unsigned char png[8] = {0x89, 'P',  'N',  'G',
                                        '\r', '\n', 0x1a, '\n'};
+  ImageInfo info;
   if (got == 8 && std::memcmp(magic, png, 8) == 0)
-    return readPngInfo(path);
-  if (got >= 3 && magic[0] == 0xff && magic[1] == 0xd8 && magic[2] == 0xff)
-    return readJpegInfo(path);
-  fail(path, "not a PNG or JPEG image (by its first bytes)");
+    info.kind = ImageInfo::Kind::Png;
+  else if (got >= 3 && magic[0] == 0xff && magic[1] == 0xd8 && magic[2] == 0xff)
+    info.kind = ImageInfo::Kind::Jpeg;
+  else
+    fail(path, "not a PNG or JPEG image (by its first bytes)");
+  DecodeState state = runDecoder(path, info.kind, nullptr);
+  info.width = state.width;
+  info.height = state.height;
+  return info;
 }
 
 Pixels decodeImage(const std::string &path, const ImageInfo &info) {
-  Pixels pixels =
-      info.kind == ImageInfo::Kind::Png ? decodePng(path) : decodeJpeg(path);
+  Pixels pixels;
+  DecodeState state = runDecoder(path, info.kind, &pixels);
+  pixels.width = state.width;
+  pixels.height = state.height;
+  pixels.channels = state.channels;
   if (pixels.width != info.width || pixels.height != info.height)
     fail(path, "the image changed since the data set was opened: " +
                    std::to_string(pixels.width) + "x" +

@@ -10,15 +10,13 @@
 //
 // libjpeg reports errors through a callback that must not return; it
 // longjmps back to the function that called libjpeg, which holds no objects
-// with destructors, and the error becomes a DataError from there.
+// with destructors, and the error becomes a message from there
+// (ImageFolder.cpp throws it, with the path).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Image.h"
 
-#include "Source.h"
-
-#include <cerrno>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
@@ -31,19 +29,16 @@ namespace hdrt::data {
 namespace {
 
 /// One libjpeg session's error manager and results; owned outside the
-/// setjmp scope. `err` first: libjpeg hands back a pointer to it.
-struct JpegSession {
+/// setjmp scope. Callbacks find it through cinfo->client_data.
+struct JpegSession : DecodeState {
   jpeg_error_mgr err;
   jmp_buf jump;
-  char message[JMSG_LENGTH_MAX] = "";
-  int64_t width = 0, height = 0;
-  int channels = 0;
-  /// Where to decode to; null: read the header only.
-  Pixels *pixels = nullptr;
 };
+static_assert(sizeof(DecodeState::message) >= JMSG_LENGTH_MAX,
+              "libjpeg formats its messages into a JMSG_LENGTH_MAX buffer");
 
 [[noreturn]] void onError(j_common_ptr cinfo) {
-  auto *s = reinterpret_cast<JpegSession *>(cinfo->err);
+  auto *s = static_cast<JpegSession *>(cinfo->client_data);
   (*cinfo->err->format_message)(cinfo, s->message);
   std::longjmp(s->jump, 1);
 }
@@ -54,12 +49,11 @@ void onMessage(j_common_ptr cinfo, int level) {
     onError(cinfo);
 }
 
-/// Runs libjpeg on `file`: the header, then the pixels when s.pixels is
-/// set. False, with s.message set, on an error.
-bool runLibjpeg(FILE *file, JpegSession &s) {
+bool runSession(FILE *file, JpegSession &s) {
   jpeg_decompress_struct cinfo;
   std::memset(&cinfo, 0, sizeof cinfo);
   cinfo.err = jpeg_std_error(&s.err);
+  cinfo.client_data = &s;
   s.err.error_exit = onError;
   s.err.emit_message = onMessage;
   if (setjmp(s.jump)) {
@@ -108,34 +102,14 @@ bool runLibjpeg(FILE *file, JpegSession &s) {
   return !bad;
 }
 
-/// Runs libjpeg on `path`, closing the file on every path out.
-void run(const std::string &path, JpegSession &s) {
-  FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file)
-    fail(path, std::string("cannot open it: ") + std::strerror(errno));
-  bool ok = runLibjpeg(file, s);
-  std::fclose(file);
-  if (!ok)
-    fail(path, std::string("not a valid JPEG image: ") + s.message);
-}
-
 } // namespace
 
-ImageInfo readJpegInfo(const std::string &path) {
+bool runLibjpeg(FILE *file, DecodeState &state) {
   JpegSession s;
-  run(path, s);
-  return {ImageInfo::Kind::Jpeg, s.width, s.height};
-}
-
-Pixels decodeJpeg(const std::string &path) {
-  Pixels pixels;
-  JpegSession s;
-  s.pixels = &pixels;
-  run(path, s);
-  pixels.width = s.width;
-  pixels.height = s.height;
-  pixels.channels = s.channels;
-  return pixels;
+  static_cast<DecodeState &>(s) = state;
+  bool ok = runSession(file, s);
+  state = s;
+  return ok;
 }
 
 } // namespace hdrt::data

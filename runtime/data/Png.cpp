@@ -8,33 +8,24 @@
 //
 // libpng reports errors by longjmp. The function that calls it holds no
 // objects with destructors (what it fills is owned by its caller), so the
-// jump skips nothing C++ must run, and the error becomes a DataError once
-// libpng's structures are freed.
+// jump skips nothing C++ must run, and the error becomes a message once
+// libpng's structures are freed (ImageFolder.cpp throws it, with the path).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Image.h"
 
-#include "Source.h"
-
 #include <png.h>
 
-#include <cerrno>
 #include <csetjmp>
 #include <cstdio>
-#include <cstring>
 
 namespace hdrt::data {
 
 namespace {
 
 /// What one libpng session fills in; owned outside the setjmp scope.
-struct PngSession {
-  char message[256] = "";
-  uint32_t width = 0, height = 0;
-  int channels = 0;
-  /// Where to decode to; null: read the header only.
-  Pixels *pixels = nullptr;
+struct PngSession : DecodeState {
   std::vector<png_bytep> rows;
 };
 
@@ -56,9 +47,7 @@ const char *checkLayout(const PngSession &s, size_t rowBytes) {
   return nullptr;
 }
 
-/// Runs libpng on `file`: the header, then the pixels when s.pixels is
-/// set. False, with s.message set, on an error.
-bool runLibpng(FILE *file, PngSession &s) {
+bool runSession(FILE *file, PngSession &s) {
   png_structp png =
       png_create_read_struct(PNG_LIBPNG_VER_STRING, &s, onError, onWarning);
   if (!png) {
@@ -96,7 +85,7 @@ bool runLibpng(FILE *file, PngSession &s) {
     return false;
   }
   if (s.pixels) {
-    for (uint32_t y = 0; y < s.height; ++y)
+    for (int64_t y = 0; y < s.height; ++y)
       s.rows[y] = s.pixels->data.data() + size_t(y) * s.width * s.channels;
     png_read_image(png, s.rows.data());
   }
@@ -104,34 +93,14 @@ bool runLibpng(FILE *file, PngSession &s) {
   return true;
 }
 
-/// Runs libpng on `path`, closing the file on every path out.
-void run(const std::string &path, PngSession &s) {
-  FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file)
-    fail(path, std::string("cannot open it: ") + std::strerror(errno));
-  bool ok = runLibpng(file, s);
-  std::fclose(file);
-  if (!ok)
-    fail(path, std::string("not a valid PNG image: ") + s.message);
-}
-
 } // namespace
 
-ImageInfo readPngInfo(const std::string &path) {
+bool runLibpng(FILE *file, DecodeState &state) {
   PngSession s;
-  run(path, s);
-  return {ImageInfo::Kind::Png, s.width, s.height};
-}
-
-Pixels decodePng(const std::string &path) {
-  Pixels pixels;
-  PngSession s;
-  s.pixels = &pixels;
-  run(path, s);
-  pixels.width = s.width;
-  pixels.height = s.height;
-  pixels.channels = s.channels;
-  return pixels;
+  static_cast<DecodeState &>(s) = state;
+  bool ok = runSession(file, s);
+  state = s;
+  return ok;
 }
 
 } // namespace hdrt::data
