@@ -138,6 +138,23 @@ public:
                float ratio, const float *in, float *out) override {
     cpu::dropout(tile, seed, stream, ratio, in, out);
   }
+  void activationForward(const Activation &f, int64_t count, const float *in,
+                         float *out) override {
+    cpu::activationForward(f, count, in, out);
+  }
+  void activationBackward(const Activation &f, int64_t count, const float *in,
+                          const float *dOut, float *dIn) override {
+    cpu::activationBackward(f, count, in, dOut, dIn);
+  }
+  void mulForward(int64_t rows, int64_t cols, bool broadcast, const float *a,
+                  const float *b, float *out) override {
+    cpu::mulForward(rows, cols, broadcast, a, b, out);
+  }
+  void mulBackward(int64_t rows, int64_t cols, bool broadcast, const float *a,
+                   const float *b, const float *dOut, float *dA,
+                   float *dB) override {
+    cpu::mulBackward(rows, cols, broadcast, a, b, dOut, dA, dB);
+  }
   void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
                    bool nesterov, float *param, const float *grad,
                    float *velocity) override {

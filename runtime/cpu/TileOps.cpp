@@ -172,6 +172,89 @@ void add(int64_t count, const float *a, const float *b, float *out) {
     out[i] = a[i] + b[i];
 }
 
+namespace {
+
+/// The loop for one function, so that the compiler folds Activation's
+/// switch out of it.
+template <ActivationFunction F, typename Body>
+void withFixedFunction(const Activation &f, Body body) {
+  Activation fixed = f;
+  fixed.function = F;
+  body(fixed);
+}
+
+template <typename Body> void dispatch(const Activation &f, Body body) {
+  switch (f.function) {
+  case ActivationFunction::Clip:
+    return withFixedFunction<ActivationFunction::Clip>(f, body);
+  case ActivationFunction::Sigmoid:
+    return withFixedFunction<ActivationFunction::Sigmoid>(f, body);
+  case ActivationFunction::HardSigmoid:
+    return withFixedFunction<ActivationFunction::HardSigmoid>(f, body);
+  case ActivationFunction::HardSwish:
+    return withFixedFunction<ActivationFunction::HardSwish>(f, body);
+  case ActivationFunction::Silu:
+    return withFixedFunction<ActivationFunction::Silu>(f, body);
+  case ActivationFunction::Gelu:
+    return withFixedFunction<ActivationFunction::Gelu>(f, body);
+  }
+}
+
+} // namespace
+
+void activationForward(const Activation &f, int64_t count, const float *in,
+                       float *out) {
+  dispatch(f, [&](const Activation &g) {
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = g.forward(in[i]);
+  });
+}
+
+void activationBackward(const Activation &f, int64_t count, const float *in,
+                        const float *dOut, float *dIn) {
+  dispatch(f, [&](const Activation &g) {
+    for (int64_t i = 0; i < count; ++i)
+      dIn[i] = g.backward(in[i], dOut[i]);
+  });
+}
+
+void mulForward(int64_t rows, int64_t cols, bool broadcast, const float *a,
+                const float *b, float *out) {
+  if (!broadcast) {
+    for (int64_t i = 0; i < rows * cols; ++i)
+      out[i] = a[i] * b[i];
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < cols; ++i)
+      out[r * cols + i] = a[r * cols + i] * b[r];
+}
+
+void mulBackward(int64_t rows, int64_t cols, bool broadcast, const float *a,
+                 const float *b, const float *dOut, float *dA, float *dB) {
+  if (!broadcast) {
+    for (int64_t i = 0; i < rows * cols; ++i) {
+      if (dA)
+        dA[i] = dOut[i] * b[i];
+      if (dB)
+        dB[i] = dOut[i] * a[i];
+    }
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *g = dOut + r * cols, *x = a + r * cols;
+    if (dA)
+      for (int64_t i = 0; i < cols; ++i)
+        dA[r * cols + i] = g[i] * b[r];
+    if (dB) {
+      double sum = 0;
+      for (int64_t i = 0; i < cols; ++i)
+        sum += double(g[i]) * x[i];
+      dB[r] = float(sum);
+    }
+  }
+}
+
 void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
                  bool nesterov, float *param, const float *grad,
                  float *velocity) {

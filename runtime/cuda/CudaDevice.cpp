@@ -285,6 +285,27 @@ public:
     cuda::dropout(compute_, tile, seed, stream, ratio, in, out);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
+  void activationForward(const Activation &f, int64_t count, const float *in,
+                         float *out) override {
+    cuda::activationForward(compute_, f, count, in, out);
+    HDRT_CUDA_CHECK(cudaGetLastError());
+  }
+  void activationBackward(const Activation &f, int64_t count, const float *in,
+                          const float *dOut, float *dIn) override {
+    cuda::activationBackward(compute_, f, count, in, dOut, dIn);
+    HDRT_CUDA_CHECK(cudaGetLastError());
+  }
+  void mulForward(int64_t rows, int64_t cols, bool broadcast, const float *a,
+                  const float *b, float *out) override {
+    cuda::mulForward(compute_, rows, cols, broadcast, a, b, out);
+    HDRT_CUDA_CHECK(cudaGetLastError());
+  }
+  void mulBackward(int64_t rows, int64_t cols, bool broadcast, const float *a,
+                   const float *b, const float *dOut, float *dA,
+                   float *dB) override {
+    cuda::mulBackward(compute_, rows, cols, broadcast, a, b, dOut, dA, dB);
+    HDRT_CUDA_CHECK(cudaGetLastError());
+  }
   void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
                    bool nesterov, float *param, const float *grad,
                    float *velocity) override {

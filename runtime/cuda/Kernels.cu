@@ -4,12 +4,15 @@
 // channel or sample with a shared-memory tree. Reductions accumulate in
 // double, as the CPU loops do, so that a split layer sums the same values.
 //
-// About 600 lines: every kernel nvcc compiles, in one file so that they
-// share the launch and reduction helpers at the top.
+// About 600 lines: the kernels of the layers hd started with and of the
+// executor's copies; the activations and products are in
+// ElementwiseKernels.cu, and the launch and reduction helpers they share in
+// Launch.cuh.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "Launch.cuh"
 
 #include "hdrt/Random.h"
 
@@ -19,33 +22,6 @@
 namespace hdrt::cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocksFor(int64_t count) {
-  int64_t b = (count + kThreads - 1) / kThreads;
-  return unsigned(b < 1 ? 1 : (b > 65535 * 32 ? 65535 * 32 : b));
-}
-
-/// A grid-stride loop over [0, count).
-#define FOR_EACH(i, count)                                                     \
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;             \
-       i < (count); i += int64_t(gridDim.x) * blockDim.x)
-
-/// Sums `value` over the block; thread 0 gets the total.
-template <typename T> __device__ T blockSum(T value) {
-  __shared__ T partial[kThreads];
-  partial[threadIdx.x] = value;
-  __syncthreads();
-  for (int half = blockDim.x / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half)
-      partial[threadIdx.x] += partial[threadIdx.x + half];
-    __syncthreads();
-  }
-  T total = partial[0];
-  __syncthreads(); // partial is reused by the next call
-  return total;
-}
 
 __global__ void fillKernel(float *dst, int64_t count, float value) {
   FOR_EACH(i, count) dst[i] = value;

@@ -76,6 +76,9 @@ std::vector<Conv2dShape> convShapes() {
   // A halo tile: padding only on top (the image border), real rows below.
   add({1, 3, 6, 8, 3, 3, 1, 1, 1, 1, 0, 1, 1, 1}, 5, 1);
   add({3, 6, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1}, 6, 6);  // depthwise 1x1
+  // RegNet's groups of 16 channels, on a small image and on a 2 x 2 one.
+  add({2, 32, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, 32, 2);
+  add({4, 400, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, 400, 25);
   return shapes;
 }
 

@@ -136,6 +136,8 @@ LogicalResult checkAttributeTypes(const onnx::NodeProto &node,
       {"epsilon", A::FLOAT},
       {"momentum", A::FLOAT},
       {"ratio", A::FLOAT},
+      {"min", A::FLOAT},
+      {"max", A::FLOAT},
       {"transA", A::INT},
       {"transB", A::INT},
       {"group", A::INT},
@@ -143,12 +145,16 @@ LogicalResult checkAttributeTypes(const onnx::NodeProto &node,
       {"ceil_mode", A::INT},
       {"count_include_pad", A::INT},
       {"storage_order", A::INT},
+      {"keepdims", A::INT},
+      {"noop_with_empty_axes", A::INT},
+      {"axes", A::INTS},
       {"strides", A::INTS},
       {"pads", A::INTS},
       {"dilations", A::INTS},
       {"kernel_shape", A::INTS},
       {"auto_pad", A::STRING},
-      {"mode", A::STRING}};
+      {"mode", A::STRING},
+      {"approximate", A::STRING}};
   for (const auto &a : node.attribute())
     for (const auto &[name, type] : expected)
       if (a.name() == name && a.type() != type)

@@ -1,8 +1,9 @@
-//===- ElementwisePatterns.cpp - ONNX Relu, Add, Dropout, Identity --------===//
+//===- ElementwisePatterns.cpp - ONNX Relu, Add, Mul, Dropout, Identity ---===//
 //
 // Layers that keep their input's shape. hd's elementwise ops take the 2-D
 // (N x F) and 4-D (N x C x H x W) activations of a CNN; Add needs equal
-// types because hd has no broadcasting, and Identity adds no op at all.
+// types, Mul also takes a per-sample, per-channel scale (squeeze-and-
+// excitation), and Identity adds no op at all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +51,51 @@ static LogicalResult importAdd(const onnx::NodeProto &node,
   return success();
 }
 
+/// Whether `scale` is N x C x 1 x 1 for an N x C x H x W `x`.
+static bool scalesChannels(ArrayRef<int64_t> x, ArrayRef<int64_t> scale) {
+  return x.size() == 4 && scale.size() == 4 && scale[0] == x[0] &&
+         scale[1] == x[1] && scale[2] == 1 && scale[3] == 1;
+}
+
+static LogicalResult importMul(const onnx::NodeProto &node,
+                               ImportContext &ctx) {
+  if (node.input_size() != 2)
+    return ctx.fail(node) << "expects 2 inputs";
+  for (int i = 0; i < 2; ++i)
+    if (ctx.lookupConstant(node.input(i)))
+      return ctx.fail(node) << "input '" << node.input(i)
+                            << "' is a constant; only products of two "
+                               "activations are supported";
+  FailureOr<Value> a = ctx.getActivation(node, 0);
+  if (failed(a))
+    return failure();
+  FailureOr<Value> b = ctx.getActivation(node, 1);
+  if (failed(b))
+    return failure();
+  if (FailureOr<Value> fused = fuseActivationProduct(node, ctx, *a, *b);
+      succeeded(fused)) {
+    ctx.defineOutput(node, *fused);
+    return success();
+  }
+  Shape sa = shapeOf(*a), sb = shapeOf(*b);
+  // hd.mul takes the broadcast operand second.
+  if (scalesChannels(sb, sa))
+    std::swap(a, b);
+  else if (sa != sb && !scalesChannels(sa, sb))
+    return ctx.fail(node) << "inputs of shapes " << shapeStr(sa) << " and "
+                          << shapeStr(sb)
+                          << ": only equal shapes, or N x C x H x W by "
+                             "N x C x 1 x 1, are supported";
+  size_t rank = shapeOf(*a).size();
+  if (rank != 2 && rank != 4)
+    return ctx.fail(node) << "inputs must be 2-D or 4-D; they are " << rank
+                          << "-D";
+  ctx.defineOutput(node, MulOp::create(ctx.getBuilder(), ctx.getLoc(node),
+                                       a->getType(), *a, *b,
+                                       /*parallel=*/nullptr));
+  return success();
+}
+
 static LogicalResult importDropout(const onnx::NodeProto &node,
                                    ImportContext &ctx) {
   if (failed(ctx.checkOnlyFirstOutputUsed(node)))
@@ -90,6 +136,7 @@ static LogicalResult importIdentity(const onnx::NodeProto &node,
 void addElementwisePatterns(PatternTable &table) {
   table.insert({"Relu", importRelu});
   table.insert({"Add", importAdd});
+  table.insert({"Mul", importMul});
   table.insert({"Dropout", importDropout});
   table.insert({"Identity", importIdentity});
 }

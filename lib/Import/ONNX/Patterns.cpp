@@ -10,6 +10,7 @@ namespace hd::onnx_import {
 
 PatternTable buildPatternTable() {
   PatternTable table;
+  addActivationPatterns(table);
   addConvPatterns(table);
   addElementwisePatterns(table);
   addLinearPatterns(table);

@@ -29,12 +29,21 @@ using ImportPattern = mlir::LogicalResult (*)(const onnx::NodeProto &node,
 /// The pattern for each supported op_type.
 using PatternTable = llvm::StringMap<ImportPattern>;
 
+void addActivationPatterns(PatternTable &table);
 void addConvPatterns(PatternTable &table);
 void addElementwisePatterns(PatternTable &table);
 void addLinearPatterns(PatternTable &table);
 void addNormalizationPatterns(PatternTable &table);
 void addPoolPatterns(PatternTable &table);
 void addShapePatterns(PatternTable &table);
+
+/// x * f(x) for an activation f that exporters write so (SiLU, hard
+/// swish), as one hd.activation; fails, reporting nothing, for any other
+/// product. `a` and `b` are the node's two inputs.
+mlir::FailureOr<mlir::Value> fuseActivationProduct(const onnx::NodeProto &node,
+                                                   ImportContext &ctx,
+                                                   mlir::Value a,
+                                                   mlir::Value b);
 
 /// Every family's patterns.
 PatternTable buildPatternTable();

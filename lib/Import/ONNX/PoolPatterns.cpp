@@ -1,7 +1,7 @@
 //===- PoolPatterns.cpp - ONNX pooling to hd.pool2d -----------------------===//
 //
 // MaxPool, AveragePool and their global forms are one hd op with a kind and a
-// `global` flag. Only what hd's pooling computes is accepted: no dilations,
+// `global` flag; a ReduceMean over H and W is a global average pool. Only what hd's pooling computes is accepted: no dilations,
 // no indices output, and a folded zero Pad only where it means the same as
 // the pool's own padding (an average that counts the padded zeros).
 //
@@ -116,11 +116,49 @@ static LogicalResult importGlobalAveragePool(const onnx::NodeProto &node,
   return importPool(node, ctx, PoolKind::Avg, /*global=*/true);
 }
 
+/// The mean over H and W, as EfficientNet and MNASNet write global
+/// pooling: a global average pool, then (keepdims = 0) a flatten to N x C.
+static LogicalResult importReduceMean(const onnx::NodeProto &node,
+                                      ImportContext &ctx) {
+  std::optional<Shape> axes = intsAttr(node, "axes");
+  // Opset 18 moved the axes from an attribute to a constant input.
+  if (node.input_size() > 1 && !node.input(1).empty()) {
+    const onnx::TensorProto *t = ctx.lookupConstant(node.input(1));
+    axes = t ? tensorInts(*t) : std::nullopt;
+    if (!axes)
+      return ctx.fail(node) << "input axes must be a constant";
+  }
+  Shape sorted = axes.value_or(Shape{});
+  for (int64_t &a : sorted)
+    a = a < 0 ? a + 4 : a;
+  llvm::sort(sorted);
+  if (sorted != Shape{2, 3})
+    return ctx.fail(node) << "only the mean over H and W (axes [2, 3] of an "
+                             "N x C x H x W input) is supported; axes=["
+                          << axes.value_or(Shape{}) << "]";
+  int64_t keepdims = intAttr(node, "keepdims").value_or(1);
+  if (failed(importPool(node, ctx, PoolKind::Avg, /*global=*/true)))
+    return failure();
+  if (keepdims)
+    return success();
+  Value pooled = ctx.lookupValue(node.output(0));
+  Shape shape = shapeOf(pooled);
+  OpBuilder &b = ctx.getBuilder();
+  Location loc = NameLoc::get(
+      b.getStringAttr(ctx.getLoc(node).getName().strref() + ".flatten"));
+  ctx.defineOutput(node, FlattenOp::create(b, loc,
+                                           ctx.getTensorType({shape[0],
+                                                              shape[1]}),
+                                           pooled, /*parallel=*/nullptr));
+  return success();
+}
+
 void addPoolPatterns(PatternTable &table) {
   table.insert({"MaxPool", importMaxPool});
   table.insert({"AveragePool", importAveragePool});
   table.insert({"GlobalMaxPool", importGlobalMaxPool});
   table.insert({"GlobalAveragePool", importGlobalAveragePool});
+  table.insert({"ReduceMean", importReduceMean});
 }
 
 } // namespace hd::onnx_import

@@ -4,7 +4,7 @@
 // attribute (a pool's `global`) as 0. A kind without fields takes none.
 // RUN: hd-opt %s --layerwise-parallelize="devices=1" --hd-insert-transfers --hd-lower-to-runtime | FileCheck %s
 // RUN: hd-opt %s --layerwise-parallelize="devices=1" --hd-insert-transfers --hd-lower-to-runtime | FileCheck %s --check-prefix=NONE
-// NONE-NOT: @hd_layer{{(2|4|5|7|10)}}_desc
+// NONE-NOT: @hd_layer{{(2|4|5|7|11|12)}}_desc
 
 module attributes {hd.model = "kinds"} {
   func.func @kinds(%x: tensor<2x4x8x8xf32>, %y: tensor<2xi32>) -> tensor<f32> {
@@ -18,7 +18,9 @@ module attributes {hd.model = "kinds"} {
     %f = hd.flatten %g : tensor<2x8x1x1xf32> -> tensor<2x8xf32> loc("flatten")
     %d = hd.dropout %f {ratio = 0.25 : f64} : tensor<2x8xf32> loc("dropout")
     %l = hd.linear %d {bias = true, out_features = 3 : i64} : tensor<2x8xf32> -> tensor<2x3xf32> loc("fc")
-    %loss = hd.softmax_cross_entropy %l, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32> loc("loss")
+    %h = hd.activation hardsigmoid %l {alpha = 0.2, beta = 0.5} : tensor<2x3xf32> loc("hardsigmoid")
+    %m = hd.mul %l, %h : tensor<2x3xf32>, tensor<2x3xf32> loc("mul")
+    %loss = hd.softmax_cross_entropy %m, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32> loc("loss")
     return %loss : tensor<f32>
   }
 }
@@ -32,5 +34,7 @@ module attributes {hd.model = "kinds"} {
 // CHECK-DAG: @hd_layer6_desc([1, [4, 4], [1, 1], [0, 0, 0, 0], 0, 1, 1])
 // ratio
 // CHECK-DAG: @hd_layer8_desc([2.500000e-01]) {{.*}} : !llvm.struct<"hdrt.dropout.desc", (f64)>
+// function (2: hardsigmoid), alpha, beta
+// CHECK-DAG: @hd_layer10_desc([2, 2.000000e-01, 5.000000e-01]) {{.*}} : !llvm.struct<"hdrt.activation.desc", (i64, f64, f64)>
 // out_features, bias
 // CHECK-DAG: @hd_layer9_desc([3, 1]) {{.*}} : !llvm.struct<"hdrt.linear.desc", (i64, i64)>

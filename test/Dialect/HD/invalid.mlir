@@ -250,6 +250,54 @@ func.func @relu_type(%x: tensor<2x3xf16>) -> tensor<2x3xf16> {
 
 // -----
 
+func.func @clip_bounds(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{clip's alpha 6 (its minimum) exceeds its beta 0 (its maximum)}}
+  %0 = hd.activation clip %x {alpha = 6.0, beta = 0.0} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @hardsigmoid_slope(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{hardsigmoid's alpha 0 must be positive}}
+  %0 = hd.activation hardsigmoid %x {beta = 0.5} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @sigmoid_parameters(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{sigmoid takes no alpha or beta}}
+  %0 = hd.activation sigmoid %x {alpha = 1.0} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @activation_rank(%x: tensor<2x8x3xf32>) -> tensor<2x8x3xf32> {
+  // expected-error @+1 {{input must be a static 2-D NxF or 4-D NxCxHxW tensor}}
+  %0 = hd.activation silu %x : tensor<2x8x3xf32>
+  return %0 : tensor<2x8x3xf32>
+}
+
+// -----
+
+func.func @mul_broadcast(%x: tensor<2x8x4x4xf32>, %s: tensor<2x8x4x1xf32>) -> tensor<2x8x4x4xf32> {
+  // expected-error @+1 {{rhs of shape 2x8x4x1 must be the lhs's shape 2x8x4x4 or, for a 4-D lhs, N x C x 1 x 1}}
+  %0 = hd.mul %x, %s : tensor<2x8x4x4xf32>, tensor<2x8x4x1xf32>
+  return %0 : tensor<2x8x4x4xf32>
+}
+
+// -----
+
+func.func @mul_channels(%x: tensor<2x8x4x4xf32>, %s: tensor<2x4x1x1xf32>) -> tensor<2x8x4x4xf32> {
+  // expected-error @+1 {{rhs of shape 2x4x1x1 must be the lhs's shape 2x8x4x4 or, for a 4-D lhs, N x C x 1 x 1}}
+  %0 = hd.mul %x, %s : tensor<2x8x4x4xf32>, tensor<2x4x1x1xf32>
+  return %0 : tensor<2x8x4x4xf32>
+}
+
+// -----
+
 func.func @dropout_ratio(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   // expected-error @+1 {{ratio 1 must be in [0, 1)}}
   %0 = hd.dropout %x {ratio = 1.0 : f64} : tensor<2x8xf32>

@@ -39,6 +39,31 @@ func.func @layers(%x: tensor<8x3x17x17xf32>, %labels: tensor<8xi32>) -> tensor<f
   return %loss : tensor<f32>
 }
 
+// The activations and products of today's CNNs.
+// CHECK-LABEL: func.func @modern
+func.func @modern(%x: tensor<8x16x9x9xf32>) -> tensor<8x16x9x9xf32> {
+  // CHECK: hd.activation clip %{{.*}} {beta = 6.000000e+00 : f64} : tensor<8x16x9x9xf32>
+  %r6 = hd.activation clip %x {alpha = 0.0, beta = 6.0} : tensor<8x16x9x9xf32>
+  // CHECK: hd.activation hardswish %{{.*}} {parallel = #hd.pconfig<n = 2, c = 1, h = 2, w = 2>} : tensor<8x16x9x9xf32>
+  %hs = hd.activation hardswish %r6 {parallel = #hd.pconfig<n = 2, c = 1, h = 2, w = 2>} : tensor<8x16x9x9xf32>
+  // CHECK: hd.activation silu %{{.*}} : tensor<8x16x9x9xf32>
+  %si = hd.activation silu %hs : tensor<8x16x9x9xf32>
+  // CHECK: hd.activation gelu %{{.*}} : tensor<8x16x9x9xf32>
+  %ge = hd.activation gelu %si : tensor<8x16x9x9xf32>
+  %gp = hd.pool2d avg %ge {global, kernel = array<i64: 9, 9>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : tensor<8x16x9x9xf32> -> tensor<8x16x1x1xf32>
+  // CHECK: hd.activation sigmoid %{{.*}} : tensor<8x16x1x1xf32>
+  %sg = hd.activation sigmoid %gp : tensor<8x16x1x1xf32>
+  // CHECK: hd.activation hardsigmoid %{{.*}} {alpha = 0.16666666666666666 : f64, beta = 5.000000e-01 : f64} : tensor<8x16x1x1xf32>
+  %hg = hd.activation hardsigmoid %sg {alpha = 0.16666666666666666, beta = 0.5} : tensor<8x16x1x1xf32>
+  // Squeeze-and-excitation's scale, split over h and w, and a product of
+  // two activations of one shape.
+  // CHECK: hd.mul %{{.*}}, %{{.*}} {parallel = #hd.pconfig<n = 1, c = 2, h = 3, w = 1>} : tensor<8x16x9x9xf32>, tensor<8x16x1x1xf32>
+  %se = hd.mul %ge, %hg {parallel = #hd.pconfig<n = 1, c = 2, h = 3, w = 1>} : tensor<8x16x9x9xf32>, tensor<8x16x1x1xf32>
+  // CHECK: hd.mul %{{.*}}, %{{.*}} : tensor<8x16x9x9xf32>, tensor<8x16x9x9xf32>
+  %sq = hd.mul %se, %x : tensor<8x16x9x9xf32>, tensor<8x16x9x9xf32>
+  return %sq : tensor<8x16x9x9xf32>
+}
+
 // Explicit data movement.
 // CHECK-LABEL: func.func @movement
 func.func @movement(%x: tensor<8x6xf32>) -> tensor<8x4xf32> {

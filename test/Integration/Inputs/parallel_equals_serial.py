@@ -48,7 +48,8 @@ def pin(mlir, pins):
             names = ["n", "c", "h", "w"][:len(degrees)]
             attr = "parallel = #hd.pconfig<%s>" % ", ".join(
                 "%s = %d" % (n, d) for n, d in zip(names, degrees))
-            head = re.match(r'(\s*%\S+ = hd\.\w+(?: (?:max|avg))? %\w+(?:, %\w+)*)( \{)?',
+            # The op, its keyword (pool2d max, activation silu) and operands.
+            head = re.match(r'(\s*%\S+ = hd\.\w+(?: [a-z]\w*)? %\w+(?:, %\w+)*)( \{)?',
                             line)
             if head.group(2):
                 line = line[:head.end()] + attr + ", " + line[head.end():]

@@ -13,6 +13,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
 #include <cstdio>
 
 using namespace mlir;
@@ -338,6 +339,56 @@ LogicalResult DropoutOp::verify() {
 LogicalResult AddOp::verify() {
   return checkTensor(*this, getLhs(), "operands", {2, 4},
                      "2-D NxF or 4-D NxCxHxW");
+}
+
+LogicalResult ActivationOp::verify() {
+  if (failed(checkTensor(*this, getInput(), "input", {2, 4},
+                         "2-D NxF or 4-D NxCxHxW")))
+    return failure();
+  double alpha = getAlpha().convertToDouble();
+  double beta = getBeta().convertToDouble();
+  if (!std::isfinite(alpha) || !std::isfinite(beta))
+    return emitOpError("alpha and beta must be finite");
+  switch (getFunction()) {
+  case ActivationFunction::Clip:
+    if (!(alpha <= beta))
+      return emitOpError() << "clip's alpha " << numStr(alpha)
+                           << " (its minimum) exceeds its beta "
+                           << numStr(beta) << " (its maximum)";
+    return success();
+  case ActivationFunction::HardSigmoid:
+    if (!(alpha > 0))
+      return emitOpError() << "hardsigmoid's alpha " << numStr(alpha)
+                           << " must be positive";
+    return success();
+  default:
+    if (alpha != 0 || beta != 0)
+      return emitOpError() << stringifyActivationFunction(getFunction())
+                           << " takes no alpha or beta";
+    return success();
+  }
+}
+
+LogicalResult MulOp::verify() {
+  if (failed(checkTensor(*this, getLhs(), "lhs", {2, 4},
+                         "2-D NxF or 4-D NxCxHxW")))
+    return failure();
+  ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
+  if (rhs == lhs)
+    return success();
+  if (lhs.size() == 4 && rhs.size() == 4 && rhs[0] == lhs[0] &&
+      rhs[1] == lhs[1] && rhs[2] == 1 && rhs[3] == 1)
+    return success();
+  return emitOpError() << "rhs of shape " << shapeStr(rhs)
+                       << " must be the lhs's shape " << shapeStr(lhs)
+                       << " or, for a 4-D lhs, N x C x 1 x 1";
+}
+
+TileBox MulOp::getInputBox(unsigned operandIndex, const TileBox &out) {
+  TileBox box = out;
+  if (operandIndex == 1 && isBroadcast() && !out.empty())
+    box[2] = box[3] = {0, 1};
+  return box;
 }
 
 LogicalResult BatchNormOp::verify() {

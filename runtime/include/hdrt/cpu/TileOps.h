@@ -12,6 +12,7 @@
 #ifndef HDRT_CPU_TILEOPS_H
 #define HDRT_CPU_TILEOPS_H
 
+#include "hdrt/common/Activation.h"
 #include "hdrt/common/Geometry.h"
 
 #include <cstdint>
@@ -80,7 +81,7 @@ void softmaxCrossEntropyBackward(int64_t n, int64_t k, int64_t classOffset,
                                  const double *sum, float *dLogits);
 
 //===----------------------------------------------------------------------===//
-// Dropout, residual add, the optimizer
+// Dropout, elementwise layers, the optimizer
 //===----------------------------------------------------------------------===//
 
 /// out = in * mask / (1 - ratio); the mask of each element is drawn from
@@ -91,6 +92,19 @@ void dropout(const TileRegion &tile, uint64_t seed, uint64_t layer,
 
 /// out = a + b (backward: both inputs get dOut).
 void add(int64_t count, const float *a, const float *b, float *out);
+
+/// hd.activation's function on each element, and its gradient from the
+/// input (Device::activationForward/Backward).
+void activationForward(const Activation &f, int64_t count, const float *in,
+                       float *out);
+void activationBackward(const Activation &f, int64_t count, const float *in,
+                        const float *dOut, float *dIn);
+
+/// hd.mul (Device::mulForward/Backward): b per row when `broadcast`.
+void mulForward(int64_t rows, int64_t cols, bool broadcast, const float *a,
+                const float *b, float *out);
+void mulBackward(int64_t rows, int64_t cols, bool broadcast, const float *a,
+                 const float *b, const float *dOut, float *dA, float *dB);
 
 /// SGD with momentum and weight decay, as PyTorch: d = g + weightDecay * p;
 /// v = momentum * v + d; p -= lr * v, or with Nesterov momentum

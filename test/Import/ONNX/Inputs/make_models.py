@@ -119,3 +119,76 @@ inputs = [image("x", 3, 8), param("w", [4, 3, 3, 3]), param("w2", [4, 4, 3, 3]),
           param("wf", [10, 4])]
 out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 10])
 save(h.make_graph(nodes, "misread", inputs, [out]), "misread.onnx", opset=18)
+
+# Today's CNN blocks: ReLU6 as Clip, hard swish written as x * HardSigmoid(x)
+# (before opset 14), squeeze-and-excitation with a sigmoid gate, SiLU as
+# x * Sigmoid(x), and ReduceMean as the global pool.
+def const(name, dtype, dims, values):
+    return h.make_node("Constant", [], [name], name=name,
+                       value=h.make_tensor(name, dtype, dims, values))
+
+nodes = [
+    h.make_node("Conv", ["x", "w0"], ["c0"], name="stem/conv",
+                kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+    const("lo", TensorProto.FLOAT, [], [0.0]),
+    const("hi", TensorProto.FLOAT, [], [6.0]),
+    h.make_node("Clip", ["c0", "lo", "hi"], ["r6"], name="stem/relu6"),
+    h.make_node("Conv", ["r6", "wd"], ["dw"], name="block/depthwise",
+                kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=8),
+    h.make_node("HardSigmoid", ["dw"], ["hsg"], name="block/hardsigmoid",
+                alpha=1.0 / 6, beta=0.5),
+    h.make_node("Mul", ["dw", "hsg"], ["hsw"], name="block/hardswish"),
+    h.make_node("GlobalAveragePool", ["hsw"], ["sq"], name="se/squeeze"),
+    h.make_node("Conv", ["sq", "ws1", "bs1"], ["s1"], name="se/reduce",
+                kernel_shape=[1, 1]),
+    h.make_node("Relu", ["s1"], ["s2"], name="se/relu"),
+    h.make_node("Conv", ["s2", "ws2", "bs2"], ["s3"], name="se/expand",
+                kernel_shape=[1, 1]),
+    h.make_node("Sigmoid", ["s3"], ["gate"], name="se/gate"),
+    h.make_node("Mul", ["gate", "hsw"], ["se"], name="se/scale"),
+    h.make_node("Sigmoid", ["se"], ["sg"], name="head/sigmoid"),
+    h.make_node("Mul", ["se", "sg"], ["silu"], name="head/silu"),
+    h.make_node("ReduceMean", ["silu"], ["mean"], name="head/mean",
+                axes=[-1, -2], keepdims=0),
+    h.make_node("Gemm", ["mean", "wf", "bf"], ["logits"], name="fc", transB=1),
+]
+inputs = [image("x", 3, 8), param("w0", [8, 3, 3, 3]), param("wd", [8, 1, 3, 3]),
+          param("ws1", [2, 8, 1, 1]), param("bs1", [2]),
+          param("ws2", [8, 2, 1, 1]), param("bs2", [8]),
+          param("wf", [10, 8]), param("bf", [10])]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 10])
+save(h.make_graph(nodes, "modern_cnn", inputs, [out]), "modern_cnn.onnx")
+
+# The same ops in their newer forms: HardSwish (opset 14), Gelu (opset 20)
+# and ReduceMean's axes as an input (opset 18), keeping the dims.
+nodes = [
+    h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[3, 3]),
+    h.make_node("HardSwish", ["c0"], ["hs"], name="hardswish"),
+    h.make_node("Gelu", ["hs"], ["ge"], name="gelu"),
+    const("axes", TensorProto.INT64, [2], [2, 3]),
+    h.make_node("ReduceMean", ["ge", "axes"], ["mean"], name="mean"),
+    h.make_node("Flatten", ["mean"], ["flat"], name="flatten"),
+    h.make_node("Gemm", ["flat", "wf"], ["logits"], name="fc", transB=1),
+]
+inputs = [image("x", 3, 8), param("w0", [4, 3, 3, 3]), param("wf", [10, 4])]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 10])
+save(h.make_graph(nodes, "opset20", inputs, [out]), "opset20.onnx", opset=20)
+
+# What the new patterns refuse, each node named.
+nodes = [
+    h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[3, 3]),
+    h.make_node("Clip", ["c0", "x", ""], ["cl"], name="clip/variable_min"),
+    h.make_node("Gelu", ["c0"], ["ge"], name="gelu/tanh", approximate="tanh"),
+    const("two", TensorProto.FLOAT, [], [2.0]),
+    h.make_node("Mul", ["c0", "two"], ["m1"], name="mul/constant"),
+    h.make_node("GlobalAveragePool", ["c0"], ["g"], name="gap"),
+    h.make_node("Mul", ["g", "c0"], ["m2"], name="mul/ok_either_order"),
+    h.make_node("ReduceMean", ["c0"], ["rc"], name="mean/channels", axes=[1]),
+    h.make_node("ReduceMean", ["m2"], ["rh"], name="mean/height", axes=[2]),
+    h.make_node("HardSigmoid", ["c0"], ["hz"], name="hardsigmoid/flat",
+                alpha=0.0),
+    h.make_node("Flatten", ["g"], ["logits"], name="flatten"),
+]
+inputs = [image("x", 3, 8), param("w0", [4, 3, 3, 3])]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 4])
+save(h.make_graph(nodes, "modern_errors", inputs, [out]), "modern_errors.onnx")

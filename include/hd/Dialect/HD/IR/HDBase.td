@@ -92,6 +92,20 @@ def HD_PoolKind : I32EnumAttr<"PoolKind", "pooling reduction", [
   let cppNamespace = "::hd";
 }
 
+// The numbers are the runtime's (hdrt::ActivationFunction, in
+// runtime/include/hdrt/common/Activation.h): they cross the ABI.
+def HD_ActivationFunction : I32EnumAttr<"ActivationFunction",
+    "elementwise activation function", [
+    I32EnumAttrCase<"Clip", 0, "clip">,
+    I32EnumAttrCase<"Sigmoid", 1, "sigmoid">,
+    I32EnumAttrCase<"HardSigmoid", 2, "hardsigmoid">,
+    I32EnumAttrCase<"HardSwish", 3, "hardswish">,
+    I32EnumAttrCase<"Silu", 4, "silu">,
+    I32EnumAttrCase<"Gelu", 5, "gelu">
+  ]> {
+  let cppNamespace = "::hd";
+}
+
 def HD_PConfigAttr : HD_Attr<"PConfig", "pconfig"> {
   let summary = "degrees of a layer's split along n, c, h and w";
   let description = [{

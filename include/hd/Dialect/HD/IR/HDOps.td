@@ -142,6 +142,75 @@ def HD_ReluOp
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def HD_ActivationOp
+    : HD_LayerOp<"activation", "Elementwise", [SameOperandsAndResultType]> {
+  let summary = "elementwise activation: clip, sigmoid, hard sigmoid/swish, "
+                "SiLU, GELU";
+  let description = [{
+    `output = f(input)`, elementwise on a 2-D or 4-D tensor, with `f` one of
+    (as PyTorch defines them, forward and backward):
+    - `clip`: `min(max(x, alpha), beta)` (ReLU6: alpha 0, beta 6); the
+      gradient passes where `alpha < x < beta`;
+    - `sigmoid`: `1 / (1 + exp(-x))`;
+    - `hardsigmoid`: `max(0, min(1, alpha * x + beta))` (PyTorch's: alpha
+      1/6, beta 1/2);
+    - `hardswish`: `x * hardsigmoid(x)` with alpha 1/6, beta 1/2;
+    - `silu`: `x * sigmoid(x)`;
+    - `gelu`: `x * Phi(x)`, Phi the standard normal's distribution function
+      (the exact form, with erf).
+
+    `alpha` and `beta` are used by `clip` and `hardsigmoid` only, and must be
+    0 (or absent) for the others.
+
+    Splittable dims: every dim of the tensor.
+    Input region of a tile: the same box.
+
+    ```mlir
+    %y = hd.activation clip %x {alpha = 0.0, beta = 6.0} : tensor<8x32x56x56xf32>
+    ```
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input,
+                        HD_ActivationFunction:$function,
+                        DefaultValuedAttr<F64Attr, "0.0">:$alpha,
+                        DefaultValuedAttr<F64Attr, "0.0">:$beta), parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$function $input attr-dict `:` type($input)";
+}
+
+def HD_MulOp : HD_LayerOp<"mul", "Elementwise", [
+    AllTypesMatch<["lhs", "output"]>,
+    DeclareOpInterfaceMethods<HD_LayerOpInterface, ["getInputBox"]>]> {
+  let summary = "elementwise product, with a per-sample, per-channel scale";
+  let description = [{
+    `output = lhs * rhs`, where `rhs` has `lhs`'s type or, for a 4-D `lhs`
+    of `N x C x H x W`, is `N x C x 1 x 1` and scales every pixel of a
+    channel (squeeze-and-excitation).
+
+    Splittable dims: every dim of the output.
+    Input region of a tile: the same box of `lhs`; of a broadcast `rhs`, the
+    tile's samples and channels at its one pixel, so that tasks splitting h
+    or w read the same scales and their gradients add up.
+
+    ```mlir
+    %y = hd.mul %x, %s : tensor<8x32x56x56xf32>, tensor<8x32x1x1xf32>
+    ```
+  }];
+  let arguments = !con((ins HD_FloatTensor:$lhs, HD_FloatTensor:$rhs),
+                       parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+  let extraClassDeclaration = [{
+    /// Whether `rhs` is one value per sample and channel.
+    bool isBroadcast() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getRhs().getType())
+                 .getShape() !=
+             ::llvm::cast<::mlir::RankedTensorType>(getLhs().getType())
+                 .getShape();
+    }
+  }];
+}
+
 def HD_BatchNormOp : HD_LayerOp<"batchnorm", "Normalization", [
     SameOperandsAndResultType,
     DeclareOpInterfaceMethods<HD_LayerOpInterface,

@@ -1,0 +1,80 @@
+//===- Mul.cpp - hd.mul on this rank's tile -------------------------------===//
+//
+// The product of two activations of one shape, or of an N x C x H x W
+// activation and an N x C x 1 x 1 scale (squeeze-and-excitation). A task
+// that splits h or w reads its samples' and channels' scales whole; its
+// partial gradient of them is added to the other tasks' by the backward
+// transfer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../LayerImpl.h"
+
+namespace hdrt::exec {
+
+namespace {
+
+bool isBroadcast(const Layer &l) {
+  const Partition &rhs = l.inputs[1]->source;
+  return l.out.rank == 4 && (rhs.shape[2] != l.out.shape[2] ||
+                             rhs.shape[3] != l.out.shape[3]);
+}
+
+/// The tile as rows x columns: a row per scale when broadcast.
+struct Rows {
+  int64_t rows, cols;
+};
+Rows rowsOf(const Layer &l) {
+  if (!isBroadcast(l))
+    return {1, l.tile.volume()};
+  return {extent(l.tile, 0) * extent(l.tile, 1), spatial(l.tile)};
+}
+
+class MulImplementation final : public LayerImpl {
+  void prepare(Program &, Layer &l) const override {
+    const Partition &lhs = l.inputs[0]->source, &rhs = l.inputs[1]->source;
+    bool same = lhs.rank == l.out.rank && rhs.rank == l.out.rank;
+    for (int d = 0; same && d < l.out.rank; ++d)
+      same = lhs.shape[d] == l.out.shape[d] &&
+             (rhs.shape[d] == l.out.shape[d] || (d >= 2 && rhs.shape[d] == 1));
+    if (!same)
+      throw Error("layer '" + l.name + "': its operands' shapes do not match "
+                  "its output, or a broadcast other than N x C x 1 x 1");
+  }
+
+  Box inputBox(const Layer &l, const Edge &e, const Box &whole) const override {
+    Box box = l.tile;
+    if (&e == l.inputs[1] && isBroadcast(l) && box.volume() > 0)
+      for (int d = 2; d < 4; ++d) {
+        box.lo[d] = 0;
+        box.hi[d] = 1;
+      }
+    return box;
+  }
+
+  void forward(Program &p, Layer &l) const override {
+    KernelTimer k(p.timers());
+    Rows r = rowsOf(l);
+    p.device().mulForward(r.rows, r.cols, isBroadcast(l), l.inputs[0]->in,
+                          l.inputs[1]->in, l.value.data());
+  }
+
+  void backward(Program &p, Layer &l) const override {
+    Edge &a = *l.inputs[0], &b = *l.inputs[1];
+    if (!a.dIn && !b.dIn)
+      return;
+    KernelTimer k(p.timers());
+    Rows r = rowsOf(l);
+    p.device().mulBackward(r.rows, r.cols, isBroadcast(l), a.in, b.in,
+                           l.grad.data(), a.dIn, b.dIn);
+  }
+};
+
+} // namespace
+
+const LayerImpl &MulImpl() {
+  static const MulImplementation impl;
+  return impl;
+}
+
+} // namespace hdrt::exec
