@@ -10,6 +10,7 @@
 #include "Program.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -113,13 +114,21 @@ void Program::writeMetrics() const {
   appendf(j, "  \"overhead_ms\": %.4f,\n",
           step - ms(Kernel) - ms(Transfer) - ms(Sync) - ms(Input));
   appendf(j, "  \"eval\": [");
+  // A diverged model's evaluation loss is not finite: JSON's null.
+  auto real = [](double v) {
+    char text[32] = "null";
+    if (std::isfinite(v))
+      std::snprintf(text, sizeof text, "%.9g", v);
+    return std::string(text);
+  };
   for (size_t i = 0; i < evaluations_.size(); ++i) {
     const Evaluation &e = evaluations_[i];
     appendf(j,
-            "%s\n    {\"step\": %lld, \"samples\": %lld, \"loss\": %.9g, "
+            "%s\n    {\"step\": %lld, \"samples\": %lld, \"loss\": %s, "
             "\"top1\": %.9g, \"top5\": %.9g}",
             i ? "," : "", static_cast<long long>(e.step),
-            static_cast<long long>(e.samples), e.loss, e.top1, e.top5);
+            static_cast<long long>(e.samples), real(e.loss).c_str(), e.top1,
+            e.top5);
   }
   appendf(j, "%s]\n}\n", evaluations_.empty() ? "" : "\n  ");
   writeAtomically(options_.metrics, j, "metrics file");

@@ -39,9 +39,12 @@ int64_t firstInvalidLabel(int64_t n, const int32_t *labels, int64_t classes,
 }
 
 /// Top-1 and top-5 of the tile's samples: a sample's label logit, from the
-/// tile that holds its class, and the number of its logits above it, over
-/// every tile that holds the sample. Counted on the host: an evaluation
-/// batch's logits are small, and so are its messages.
+/// tile that holds its class, and the number of its logits ranked before
+/// it, over every tile that holds the sample. As PyTorch's argmax and topk
+/// rank them: a tie goes to the lower class, and NaN comes first, so a
+/// diverged model (or one whose logits are all equal) scores no better
+/// than its ranking. Counted on the host: an evaluation batch's logits are
+/// small, and so are its messages.
 Accuracy accuracyOf(Program &p, const Layer &l, const float *deviceLogits,
                     const std::vector<int32_t> &labels) {
   int64_t n = extent(l.tile, 0), k = extent(l.tile, 1), first = l.tile.lo[1];
@@ -52,15 +55,20 @@ Accuracy accuracyOf(Program &p, const Layer &l, const float *deviceLogits,
   };
   std::vector<float> labelLogit(size_t(n), -HUGE_VALF);
   for (int64_t s = 0; s < n; ++s)
-    if (mine(s))
-      labelLogit[s] = logits[size_t(s * k + labels[s] - first)];
+    if (mine(s)) {
+      float x = logits[size_t(s * k + labels[s] - first)];
+      labelLogit[s] = std::isnan(x) ? -HUGE_VALF : x; // last, whatever else
+    }
   if (l.statsComm != MPI_COMM_NULL)
     MPI_Allreduce(MPI_IN_PLACE, labelLogit.data(), int(n), MPI_FLOAT, MPI_MAX,
                   l.statsComm);
   std::vector<int64_t> above(size_t(n), 0);
   for (int64_t s = 0; s < n; ++s)
-    for (int64_t j = 0; j < k; ++j)
-      above[s] += logits[size_t(s * k + j)] > labelLogit[s];
+    for (int64_t j = 0; j < k; ++j) {
+      float x = logits[size_t(s * k + j)], label = labelLogit[s];
+      above[s] += std::isnan(x) || x > label ||
+                  (x == label && first + j < labels[s]);
+    }
   if (l.statsComm != MPI_COMM_NULL)
     MPI_Allreduce(MPI_IN_PLACE, above.data(), int(n), MPI_INT64_T, MPI_SUM,
                   l.statsComm);

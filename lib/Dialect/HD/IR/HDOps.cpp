@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OpVerification.h"
+
 #include "hd/Dialect/HD/IR/HDOps.h"
 #include "hd/Tiling/Window.h"
 
@@ -18,74 +20,12 @@
 
 using namespace mlir;
 using namespace hd;
+using namespace hd::detail;
 
 //===----------------------------------------------------------------------===//
-// Helpers
+// Windows
 //===----------------------------------------------------------------------===//
 
-static ArrayRef<int64_t> shapeOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getShape();
-}
-
-/// Shortest readable form of a double attribute: 1.5, not 1.500000e+00.
-static std::string numStr(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%g", v);
-  return buf;
-}
-
-static std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(shape, os, "x");
-  return s;
-}
-
-/// Tensors above this many elements are rejected: FLOP and byte counts of
-/// their layers would overflow int64 long before such a tensor could exist.
-static constexpr int64_t kMaxElements = int64_t(1) << 40;
-
-/// A layer's parameter and FLOP counts must be representable: products of
-/// sizes that are each bounded can still overflow int64.
-static LogicalResult checkCounts(Operation *op, __int128 params,
-                                 __int128 flops) {
-  if (params > kMaxElements)
-    return op->emitOpError() << "has more than 2^40 parameters";
-  if (flops > (__int128(1) << 62))
-    return op->emitOpError() << "needs more than 2^62 FLOPs";
-  return success();
-}
-
-/// A static tensor of one of the allowed ranks, of a size hd can count.
-static LogicalResult checkTensor(Operation *op, Value v, StringRef role,
-                                 ArrayRef<int64_t> ranks, StringRef layout) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (!llvm::is_contained(ranks, type.getRank()) || !type.hasStaticShape())
-    return op->emitOpError() << role << " must be a static " << layout
-                             << " tensor, got " << type;
-  int64_t elements = 1;
-  for (int64_t d : type.getShape()) {
-    if (d == 0 || elements > kMaxElements / d)
-      return op->emitOpError()
-             << role << " " << type << " must have between 1 and 2^40 "
-             << "elements";
-    elements *= d;
-  }
-  return success();
-}
-
-static LogicalResult checkOutputShape(Operation *op,
-                                      ArrayRef<int64_t> expected) {
-  ArrayRef<int64_t> actual = shapeOf(op->getResult(0));
-  if (actual != expected)
-    return op->emitOpError() << "output shape " << shapeStr(actual)
-                             << " does not match the expected "
-                             << shapeStr(expected);
-  return success();
-}
-
-/// Checks kernel/stride/padding/dilation arrays of a 2-D window op and
-/// returns the two windows (height, width).
 static FailureOr<std::array<Window, 2>>
 windowsOf(Operation *op, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
           ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
@@ -318,78 +258,8 @@ int64_t LinearOp::getForwardFlops() {
 }
 
 //===----------------------------------------------------------------------===//
-// Elementwise layers
+// BatchNormOp (the elementwise layers are in ElementwiseOps.cpp)
 //===----------------------------------------------------------------------===//
-
-LogicalResult ReluOp::verify() {
-  return checkTensor(*this, getInput(), "input", {2, 4},
-                     "2-D NxF or 4-D NxCxHxW");
-}
-
-LogicalResult DropoutOp::verify() {
-  if (failed(checkTensor(*this, getInput(), "input", {2, 4},
-                         "2-D NxF or 4-D NxCxHxW")))
-    return failure();
-  double ratio = getRatio().convertToDouble();
-  if (!(ratio >= 0.0 && ratio < 1.0))
-    return emitOpError() << "ratio " << numStr(ratio) << " must be in [0, 1)";
-  return success();
-}
-
-LogicalResult AddOp::verify() {
-  return checkTensor(*this, getLhs(), "operands", {2, 4},
-                     "2-D NxF or 4-D NxCxHxW");
-}
-
-LogicalResult ActivationOp::verify() {
-  if (failed(checkTensor(*this, getInput(), "input", {2, 4},
-                         "2-D NxF or 4-D NxCxHxW")))
-    return failure();
-  double alpha = getAlpha().convertToDouble();
-  double beta = getBeta().convertToDouble();
-  if (!std::isfinite(alpha) || !std::isfinite(beta))
-    return emitOpError("alpha and beta must be finite");
-  switch (getFunction()) {
-  case ActivationFunction::Clip:
-    if (!(alpha <= beta))
-      return emitOpError() << "clip's alpha " << numStr(alpha)
-                           << " (its minimum) exceeds its beta "
-                           << numStr(beta) << " (its maximum)";
-    return success();
-  case ActivationFunction::HardSigmoid:
-    if (!(alpha > 0))
-      return emitOpError() << "hardsigmoid's alpha " << numStr(alpha)
-                           << " must be positive";
-    return success();
-  default:
-    if (alpha != 0 || beta != 0)
-      return emitOpError() << stringifyActivationFunction(getFunction())
-                           << " takes no alpha or beta";
-    return success();
-  }
-}
-
-LogicalResult MulOp::verify() {
-  if (failed(checkTensor(*this, getLhs(), "lhs", {2, 4},
-                         "2-D NxF or 4-D NxCxHxW")))
-    return failure();
-  ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
-  if (rhs == lhs)
-    return success();
-  if (lhs.size() == 4 && rhs.size() == 4 && rhs[0] == lhs[0] &&
-      rhs[1] == lhs[1] && rhs[2] == 1 && rhs[3] == 1)
-    return success();
-  return emitOpError() << "rhs of shape " << shapeStr(rhs)
-                       << " must be the lhs's shape " << shapeStr(lhs)
-                       << " or, for a 4-D lhs, N x C x 1 x 1";
-}
-
-TileBox MulOp::getInputBox(unsigned operandIndex, const TileBox &out) {
-  TileBox box = out;
-  if (operandIndex == 1 && isBroadcast() && !out.empty())
-    box[2] = box[3] = {0, 1};
-  return box;
-}
 
 LogicalResult BatchNormOp::verify() {
   if (failed(checkTensor(*this, getInput(), "input", {4}, "4-D NxCxHxW")))

@@ -1,0 +1,88 @@
+//===- ElementwiseOps.cpp - verifiers of the elementwise layers -----------===//
+//
+// ReLU, dropout, add, the activations and the product: layers that keep
+// their input's shape, split along any dimension.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpVerification.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace hd;
+using namespace hd::detail;
+
+//===----------------------------------------------------------------------===//
+// Elementwise layers
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReluOp::verify() {
+  return checkTensor(*this, getInput(), "input", {2, 4},
+                     "2-D NxF or 4-D NxCxHxW");
+}
+
+LogicalResult DropoutOp::verify() {
+  if (failed(checkTensor(*this, getInput(), "input", {2, 4},
+                         "2-D NxF or 4-D NxCxHxW")))
+    return failure();
+  double ratio = getRatio().convertToDouble();
+  if (!(ratio >= 0.0 && ratio < 1.0))
+    return emitOpError() << "ratio " << numStr(ratio) << " must be in [0, 1)";
+  return success();
+}
+
+LogicalResult AddOp::verify() {
+  return checkTensor(*this, getLhs(), "operands", {2, 4},
+                     "2-D NxF or 4-D NxCxHxW");
+}
+
+LogicalResult ActivationOp::verify() {
+  if (failed(checkTensor(*this, getInput(), "input", {2, 4},
+                         "2-D NxF or 4-D NxCxHxW")))
+    return failure();
+  double alpha = getAlpha().convertToDouble();
+  double beta = getBeta().convertToDouble();
+  if (!std::isfinite(alpha) || !std::isfinite(beta))
+    return emitOpError("alpha and beta must be finite");
+  switch (getFunction()) {
+  case ActivationFunction::Clip:
+    if (!(alpha <= beta))
+      return emitOpError() << "clip's alpha " << numStr(alpha)
+                           << " (its minimum) exceeds its beta "
+                           << numStr(beta) << " (its maximum)";
+    return success();
+  case ActivationFunction::HardSigmoid:
+    if (!(alpha > 0))
+      return emitOpError() << "hardsigmoid's alpha " << numStr(alpha)
+                           << " must be positive";
+    return success();
+  default:
+    if (alpha != 0 || beta != 0)
+      return emitOpError() << stringifyActivationFunction(getFunction())
+                           << " takes no alpha or beta";
+    return success();
+  }
+}
+
+LogicalResult MulOp::verify() {
+  if (failed(checkTensor(*this, getLhs(), "lhs", {2, 4},
+                         "2-D NxF or 4-D NxCxHxW")))
+    return failure();
+  ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
+  if (rhs == lhs)
+    return success();
+  if (lhs.size() == 4 && rhs.size() == 4 && rhs[0] == lhs[0] &&
+      rhs[1] == lhs[1] && rhs[2] == 1 && rhs[3] == 1)
+    return success();
+  return emitOpError() << "rhs of shape " << shapeStr(rhs)
+                       << " must be the lhs's shape " << shapeStr(lhs)
+                       << " or, for a 4-D lhs, N x C x 1 x 1";
+}
+
+TileBox MulOp::getInputBox(unsigned operandIndex, const TileBox &out) {
+  TileBox box = out;
+  if (operandIndex == 1 && isBroadcast() && !out.empty())
+    box[2] = box[3] = {0, 1};
+  return box;
+}
