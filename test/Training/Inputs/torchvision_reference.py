@@ -42,9 +42,11 @@ import torchvision
 # differently (PyTorch's own float32 batch-norm outputs lie up to 1e-3 from
 # float64 ones in RegNet), so a ReLU input within that of zero can pass its
 # gradient in one and not the other; the larger the rate, the more such a
-# flip moves step 2's loss. 1e-6 still moves every family's loss by a
-# percent or more; MNASNet and Inception-v3, whose gradients at
-# initialization are 10 to 100 times larger, take 1e-7 and 1e-8.
+# flip moves step 2's loss. At 1e-6 most families' loss moves by a percent
+# or more (`compare` prints how much); SqueezeNet's barely moves, so its
+# step 2 checks the gradients only weakly. MNASNet and Inception-v3, whose
+# gradients at initialization are 10 to 100 times larger, take 1e-7 and
+# 1e-8.
 FAMILIES = {
     "alexnet": {"size": 224},
     "vgg11": {"size": 224},
