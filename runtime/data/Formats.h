@@ -23,6 +23,15 @@ namespace hdrt::data {
 /// Whether `head` (a file's first bytes) is an IDX header: two zero bytes,
 /// an element type code, and a dimension count.
 bool isIdx(const std::vector<uint8_t> &head);
+/// Whether an IDX `head` is a labels file: uint8, one dimension.
+inline bool isIdxLabels(const std::vector<uint8_t> &head) {
+  return isIdx(head) && head[2] == 0x08 && head[3] == 1;
+}
+/// The big-endian uint32 at `p` (IDX's sizes).
+inline uint32_t bigEndian32(const uint8_t *p) {
+  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 |
+         p[3];
+}
 /// Whether `head` starts with the .npy magic "\x93NUMPY".
 bool isNpy(const std::vector<uint8_t> &head);
 

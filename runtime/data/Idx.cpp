@@ -41,11 +41,6 @@ const char *idxTypeName(uint8_t code) {
   }
 }
 
-uint32_t bigEndian32(const uint8_t *p) {
-  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 |
-         p[3];
-}
-
 bool isRegularFile(const std::string &path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 namespace hdrt::data {
 
@@ -96,19 +97,23 @@ private:
 
 namespace {
 
-/// Runs the decoder of `kind` on the file at `path`, closing it on every
-/// path out: the header only, or the pixels too when `pixels` is set.
-DecodeState runDecoder(const std::string &path, ImageInfo::Kind kind,
-                       Pixels *pixels) {
-  FILE *file = std::fopen(path.c_str(), "rb");
+using File = std::unique_ptr<FILE, int (*)(FILE *)>;
+
+File openImage(const std::string &path) {
+  File file(std::fopen(path.c_str(), "rb"), std::fclose);
   if (!file)
     fail(path, std::string("cannot open it: ") + std::strerror(errno));
+  return file;
+}
+
+/// Runs the decoder of `kind` on `file`, from its start: the header only,
+/// or the pixels too when `pixels` is set.
+DecodeState runDecoder(const std::string &path, FILE *file,
+                       ImageInfo::Kind kind, Pixels *pixels) {
   bool png = kind == ImageInfo::Kind::Png;
   DecodeState state;
   state.pixels = pixels;
-  bool ok = png ? runLibpng(file, state) : runLibjpeg(file, state);
-  std::fclose(file);
-  if (!ok)
+  if (!(png ? runLibpng(file, state) : runLibjpeg(file, state)))
     fail(path, std::string("not a valid ") + (png ? "PNG" : "JPEG") +
                    " image: " + state.message);
   return state;
@@ -117,12 +122,11 @@ DecodeState runDecoder(const std::string &path, ImageInfo::Kind kind,
 } // namespace
 
 ImageInfo readImageInfo(const std::string &path) {
+  // One open: the magic tells the format, then its decoder reads the
+  // header from the start.
+  File file = openImage(path);
   unsigned char magic[8] = {0};
-  FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file)
-    fail(path, std::string("cannot open it: ") + std::strerror(errno));
-  size_t got = std::fread(magic, 1, sizeof magic, file);
-  std::fclose(file);
+  size_t got = std::fread(magic, 1, sizeof magic, file.get());
   static const unsigned char png[8] = {0x89, 'P',  'N',  'G',
                                        '\r', '\n', 0x1a, '\n'};
   ImageInfo info;
@@ -132,7 +136,8 @@ ImageInfo readImageInfo(const std::string &path) {
     info.kind = ImageInfo::Kind::Jpeg;
   else
     fail(path, "not a PNG or JPEG image (by its first bytes)");
-  DecodeState state = runDecoder(path, info.kind, nullptr);
+  std::rewind(file.get());
+  DecodeState state = runDecoder(path, file.get(), info.kind, nullptr);
   info.width = state.width;
   info.height = state.height;
   return info;
@@ -140,7 +145,8 @@ ImageInfo readImageInfo(const std::string &path) {
 
 Pixels decodeImage(const std::string &path, const ImageInfo &info) {
   Pixels pixels;
-  DecodeState state = runDecoder(path, info.kind, &pixels);
+  DecodeState state =
+      runDecoder(path, openImage(path).get(), info.kind, &pixels);
   pixels.width = state.width;
   pixels.height = state.height;
   pixels.channels = state.channels;

@@ -54,7 +54,7 @@ std::vector<int32_t> idxLabels(const Source &file, int64_t count) {
     fail(path, "truncated: the IDX labels header needs 8 bytes, the file "
                "has " +
                    std::to_string(head.size()));
-  int64_t n = int64_t(head[4]) << 24 | head[5] << 16 | head[6] << 8 | head[7];
+  int64_t n = bigEndian32(&head[4]);
   if (n != count)
     fail(path, countMismatch(n, count));
   if (file.size() - 8 != n)
@@ -115,8 +115,7 @@ std::vector<int32_t> npyLabels(const Source &file, int64_t count) {
 std::vector<int32_t> readLabelsFile(const std::string &path, int64_t count) {
   std::unique_ptr<Source> file = Source::open(path);
   std::vector<uint8_t> head = file->head(8);
-  if (head.size() >= 4 && head[0] == 0 && head[1] == 0 && head[2] == 0x08 &&
-      head[3] == 1)
+  if (isIdxLabels(head))
     return idxLabels(*file, count);
   if (isNpy(head))
     return npyLabels(*file, count);

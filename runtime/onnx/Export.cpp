@@ -22,6 +22,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <map>
+#include <set>
 #include <unistd.h>
 
 namespace hdrt::onnx {
@@ -59,15 +60,13 @@ void putDimsAndType(std::string &out, const Tensor &w) {
   wire::putVarintField(out, tensor::kDataType, uint64_t(kFloat));
 }
 
+// raw_data is little-endian floats, this host's layout: written whole.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "raw_data is written as the host's floats");
+
 void putRawData(std::string &out, const Tensor &w) {
-  wire::putTag(out, tensor::kRawData, WireType::Bytes);
-  wire::putVarint(out, uint64_t(w.values.size()) * 4);
-  for (float v : w.values) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    for (int i = 0; i < 4; ++i)
-      out.push_back(char(uint8_t(bits >> (8 * i))));
-  }
+  wire::putBytesField(out, tensor::kRawData, w.values.data(),
+                      w.values.size() * sizeof(float));
 }
 
 /// A new FLOAT initializer for a weight that was only a graph input.
@@ -109,10 +108,10 @@ bool planWeights(const Graph &g, const std::vector<Tensor> &weights, Plan &plan,
     inits[t.name].push_back(&t);
   for (const Tensor &t : g.inputs)
     inputs[t.name].push_back(&t);
-  std::map<std::string, bool> seen;
+  std::set<std::string> seen;
   for (const Tensor &w : weights) {
     std::string named = "weight '" + w.name + "'";
-    if (!seen.emplace(w.name, true).second) {
+    if (!seen.insert(w.name).second) {
       error = named + " is given twice";
       return false;
     }

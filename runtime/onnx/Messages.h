@@ -64,8 +64,6 @@ constexpr uint32_t kDimValue = 1;
 constexpr uint32_t kDimParam = 2;
 } // namespace type
 
-/// "[2, 3]": dims in messages.
-std::string dimsText(const std::vector<int64_t> &dims);
 /// The element count of `dims` (all non-negative), or UINT64_MAX when it
 /// overflows: no data can match that.
 uint64_t volumeOf(const std::vector<int64_t> &dims);

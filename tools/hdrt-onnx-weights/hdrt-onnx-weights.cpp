@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+using hdrt::onnx::dimsText;
 using hdrt::onnx::Graph;
 using hdrt::onnx::Tensor;
 
@@ -48,13 +49,6 @@ std::string typeName(int32_t type) {
   default:
     return "type " + std::to_string(type);
   }
-}
-
-std::string dimsText(const std::vector<int64_t> &dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + "]";
 }
 
 void print(const Graph &g) {

@@ -75,6 +75,9 @@ bool writeModelWithWeights(const void *model, size_t size,
                            const std::vector<Tensor> &weights,
                            const std::string &path, std::string &error);
 
+/// "[2, 3]": dims as the messages above write them.
+std::string dimsText(const std::vector<int64_t> &dims);
+
 } // namespace hdrt::onnx
 
 #endif // HDRT_ONNX_WEIGHTS_H
