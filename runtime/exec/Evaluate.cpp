@@ -50,7 +50,7 @@ void Program::evaluate(int64_t step) {
   MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   timers_.take(); // not a training step's time
   if (all[0] != eval_->dataset().size())
-    throw Error("the evaluation counted " + std::to_string(all[0]) +
+    throw CollectiveError("the evaluation counted " + std::to_string(all[0]) +
                 " samples of " + std::to_string(eval_->dataset().size()));
   Evaluation &e = evaluations_.emplace_back();
   e.step = step;

@@ -32,7 +32,8 @@
 
 namespace hdrt::exec {
 
-/// The label of evaluation padding.
+/// The label an evaluation batch gives the samples past the end of its
+/// data set: the loss layer counts them in no loss and no accuracy.
 constexpr int32_t kPaddingLabel = -1;
 
 class InputSource {

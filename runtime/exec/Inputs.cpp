@@ -181,12 +181,11 @@ void Program::loadBatch(const HostBatch &batch) {
 void Program::stepInputs(int64_t step) {
   HostBatch batch;
   try {
-    if (ahead_.valid() && aheadStep_ == step) {
-      Charge wait(timers_, Category::Input);
-      batch = ahead_.get();
-    } else {
-      batch = readBatch(*train_, step);
-    }
+    // The step waits for its batch: read ahead during the previous step,
+    // or now (the first step, or after profiling).
+    Charge wait(timers_, Category::Input);
+    batch = ahead_.valid() && aheadStep_ == step ? ahead_.get()
+                                                 : readBatch(*train_, step);
   } catch (const data::DataError &e) {
     throw Error(std::string("reading the data of step ") +
                 std::to_string(step + 1) + ": " + e.what());

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../InputSource.h"
 #include "../LayerImpl.h"
 
 #include <cmath>
@@ -22,10 +23,6 @@ struct LossState : LayerState {
   Buffer<double> sum;
 };
 
-/// The label an evaluation batch gives the samples past the end of its
-/// data set: they count in no loss and no accuracy.
-constexpr int32_t kPadding = -1;
-
 /// The index of the first label outside [0, classes) (padding allowed in
 /// inference), or -1 when all are valid. Checked before the loss: a bad
 /// label would silently add nothing.
@@ -33,7 +30,7 @@ int64_t firstInvalidLabel(int64_t n, const int32_t *labels, int64_t classes,
                           bool padding) {
   for (int64_t s = 0; s < n; ++s)
     if ((labels[s] < 0 || labels[s] >= classes) &&
-        !(padding && labels[s] == kPadding))
+        !(padding && labels[s] == kPaddingLabel))
       return s;
   return -1;
 }
