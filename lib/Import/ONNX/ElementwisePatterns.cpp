@@ -14,6 +14,9 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <utility>
+
 using namespace mlir;
 
 namespace hd::onnx_import {
@@ -28,70 +31,62 @@ static LogicalResult importRelu(const onnx::NodeProto &node,
   return success();
 }
 
-static LogicalResult importAdd(const onnx::NodeProto &node,
-                               ImportContext &ctx) {
+/// The two activations of a binary layer, each 2-D or 4-D.
+static FailureOr<std::pair<Value, Value>>
+getOperands(const onnx::NodeProto &node, ImportContext &ctx) {
   if (node.input_size() != 2)
-    return ctx.fail(node) << "expects 2 inputs";
-  FailureOr<Value> a = ctx.getActivation(node, 0);
+    return ctx.fail(node) << "expects 2 inputs", failure();
+  FailureOr<Value> a = ctx.getElementwiseInput(node, 0);
   if (failed(a))
     return failure();
-  FailureOr<Value> b = ctx.getActivation(node, 1);
+  FailureOr<Value> b = ctx.getElementwiseInput(node, 1);
   if (failed(b))
     return failure();
-  if (a->getType() != b->getType())
-    return ctx.fail(node) << "inputs of shapes " << shapeStr(shapeOf(*a))
-                          << " and " << shapeStr(shapeOf(*b))
-                          << ": broadcasting is not supported";
-  size_t rank = shapeOf(*a).size();
-  if (rank != 2 && rank != 4)
-    return ctx.fail(node) << "inputs must be 2-D or 4-D; they are " << rank
-                          << "-D";
-  ctx.defineOutput(node, AddOp::create(ctx.getBuilder(), ctx.getLoc(node), *a,
-                                       *b, /*parallel=*/nullptr));
-  return success();
+  return std::make_pair(*a, *b);
 }
 
-/// Whether `scale` is N x C x 1 x 1 for an N x C x H x W `x`.
-static bool scalesChannels(ArrayRef<int64_t> x, ArrayRef<int64_t> scale) {
-  return x.size() == 4 && scale.size() == 4 && scale[0] == x[0] &&
-         scale[1] == x[1] && scale[2] == 1 && scale[3] == 1;
+static LogicalResult importAdd(const onnx::NodeProto &node,
+                               ImportContext &ctx) {
+  FailureOr<std::pair<Value, Value>> operands = getOperands(node, ctx);
+  if (failed(operands))
+    return failure();
+  auto [a, b] = *operands;
+  if (a.getType() != b.getType())
+    return ctx.fail(node) << "inputs of shapes " << shapeStr(shapeOf(a))
+                          << " and " << shapeStr(shapeOf(b))
+                          << ": broadcasting is not supported";
+  ctx.defineOutput(node, AddOp::create(ctx.getBuilder(), ctx.getLoc(node), a,
+                                       b, /*parallel=*/nullptr));
+  return success();
 }
 
 static LogicalResult importMul(const onnx::NodeProto &node,
                                ImportContext &ctx) {
-  if (node.input_size() != 2)
-    return ctx.fail(node) << "expects 2 inputs";
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < std::min(node.input_size(), 2); ++i)
     if (ctx.lookupConstant(node.input(i)))
       return ctx.fail(node) << "input '" << node.input(i)
                             << "' is a constant; only products of two "
                                "activations are supported";
-  FailureOr<Value> a = ctx.getActivation(node, 0);
-  if (failed(a))
+  FailureOr<std::pair<Value, Value>> operands = getOperands(node, ctx);
+  if (failed(operands))
     return failure();
-  FailureOr<Value> b = ctx.getActivation(node, 1);
-  if (failed(b))
-    return failure();
-  if (FailureOr<Value> fused = fuseActivationProduct(node, ctx, *a, *b);
+  auto [a, b] = *operands;
+  if (FailureOr<Value> fused = fuseActivationProduct(node, ctx, a, b);
       succeeded(fused)) {
     ctx.defineOutput(node, *fused);
     return success();
   }
-  Shape sa = shapeOf(*a), sb = shapeOf(*b);
+  Shape sa = shapeOf(a), sb = shapeOf(b);
   // hd.mul takes the broadcast operand second.
-  if (scalesChannels(sb, sa))
+  if (MulOp::scalesChannels(sb, sa))
     std::swap(a, b);
-  else if (sa != sb && !scalesChannels(sa, sb))
+  else if (sa != sb && !MulOp::scalesChannels(sa, sb))
     return ctx.fail(node) << "inputs of shapes " << shapeStr(sa) << " and "
                           << shapeStr(sb)
                           << ": only equal shapes, or N x C x H x W by "
                              "N x C x 1 x 1, are supported";
-  size_t rank = shapeOf(*a).size();
-  if (rank != 2 && rank != 4)
-    return ctx.fail(node) << "inputs must be 2-D or 4-D; they are " << rank
-                          << "-D";
   ctx.defineOutput(node, MulOp::create(ctx.getBuilder(), ctx.getLoc(node),
-                                       a->getType(), *a, *b,
+                                       a.getType(), a, b,
                                        /*parallel=*/nullptr));
   return success();
 }

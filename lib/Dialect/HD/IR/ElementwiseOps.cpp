@@ -18,13 +18,11 @@ using namespace hd::detail;
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReluOp::verify() {
-  return checkTensor(*this, getInput(), "input", {2, 4},
-                     "2-D NxF or 4-D NxCxHxW");
+  return checkElementwise(*this, getInput(), "input");
 }
 
 LogicalResult DropoutOp::verify() {
-  if (failed(checkTensor(*this, getInput(), "input", {2, 4},
-                         "2-D NxF or 4-D NxCxHxW")))
+  if (failed(checkElementwise(*this, getInput(), "input")))
     return failure();
   double ratio = getRatio().convertToDouble();
   if (!(ratio >= 0.0 && ratio < 1.0))
@@ -33,13 +31,11 @@ LogicalResult DropoutOp::verify() {
 }
 
 LogicalResult AddOp::verify() {
-  return checkTensor(*this, getLhs(), "operands", {2, 4},
-                     "2-D NxF or 4-D NxCxHxW");
+  return checkElementwise(*this, getLhs(), "operands");
 }
 
 LogicalResult ActivationOp::verify() {
-  if (failed(checkTensor(*this, getInput(), "input", {2, 4},
-                         "2-D NxF or 4-D NxCxHxW")))
+  if (failed(checkElementwise(*this, getInput(), "input")))
     return failure();
   double alpha = getAlpha().convertToDouble();
   double beta = getBeta().convertToDouble();
@@ -66,14 +62,10 @@ LogicalResult ActivationOp::verify() {
 }
 
 LogicalResult MulOp::verify() {
-  if (failed(checkTensor(*this, getLhs(), "lhs", {2, 4},
-                         "2-D NxF or 4-D NxCxHxW")))
+  if (failed(checkElementwise(*this, getLhs(), "lhs")))
     return failure();
   ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
-  if (rhs == lhs)
-    return success();
-  if (lhs.size() == 4 && rhs.size() == 4 && rhs[0] == lhs[0] &&
-      rhs[1] == lhs[1] && rhs[2] == 1 && rhs[3] == 1)
+  if (rhs == lhs || scalesChannels(lhs, rhs))
     return success();
   return emitOpError() << "rhs of shape " << shapeStr(rhs)
                        << " must be the lhs's shape " << shapeStr(lhs)

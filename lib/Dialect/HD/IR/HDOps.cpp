@@ -15,9 +15,6 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
-#include <cmath>
-#include <cstdio>
-
 using namespace mlir;
 using namespace hd;
 using namespace hd::detail;
@@ -26,6 +23,8 @@ using namespace hd::detail;
 // Windows
 //===----------------------------------------------------------------------===//
 
+/// Checks kernel/stride/padding/dilation arrays of a 2-D window op and
+/// returns the two windows (height, width).
 static FailureOr<std::array<Window, 2>>
 windowsOf(Operation *op, ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
           ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,

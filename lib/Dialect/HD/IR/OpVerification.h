@@ -86,8 +86,10 @@ inline LogicalResult checkOutputShape(Operation *op,
   return success();
 }
 
-/// Checks kernel/stride/padding/dilation arrays of a 2-D window op and
-/// returns the two windows (height, width).
+/// An elementwise layer's operand: 2-D N x F or 4-D N x C x H x W.
+inline LogicalResult checkElementwise(Operation *op, Value v, StringRef role) {
+  return checkTensor(op, v, role, {2, 4}, "2-D NxF or 4-D NxCxHxW");
+}
 
 } // namespace hd::detail
 

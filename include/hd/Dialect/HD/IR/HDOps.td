@@ -201,6 +201,13 @@ def HD_MulOp : HD_LayerOp<"mul", "Elementwise", [
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
   let extraClassDeclaration = [{
+    /// Whether `scale` is one value per sample and channel of `x`: N x C x
+    /// 1 x 1 for an N x C x H x W `x` (the importer asks it too).
+    static bool scalesChannels(::llvm::ArrayRef<int64_t> x,
+                               ::llvm::ArrayRef<int64_t> scale) {
+      return x.size() == 4 && scale.size() == 4 && scale[0] == x[0] &&
+             scale[1] == x[1] && scale[2] == 1 && scale[3] == 1;
+    }
     /// Whether `rhs` is one value per sample and channel.
     bool isBroadcast() {
       return ::llvm::cast<::mlir::RankedTensorType>(getRhs().getType())
