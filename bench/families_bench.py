@@ -19,41 +19,24 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from mpi_bench import ROOT, write_section
+
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
 BIN = os.path.join(BUILD, "bin")
 INPUTS = os.path.join(ROOT, "test", "Training", "Inputs")
 sys.path.insert(0, INPUTS)
 import torchvision_reference as ref  # noqa: E402
 
-# The families hd does not import yet, listed so the table shows them.
-ARCHS = list(ref.FAMILIES) + ["shufflenet_v2_x0_5", "convnext_tiny"]
+ARCHS = list(ref.FAMILIES)
 TARGETS = [("p100-cluster", 16), ("h200-node", 8)]
 PER_DEVICE = 32
 
 
 def export(arch, opset, path):
-    code = f"""
-import sys, warnings, torch, torchvision
-sys.path.insert(0, {INPUTS!r})
-import torchvision_reference as ref
-warnings.filterwarnings("ignore")
-torch.manual_seed(3)
-spec = ref.FAMILIES.get({arch!r}, {{}})
-m = getattr(torchvision.models, {arch!r})(weights=None, num_classes=1000,
-                                        **spec.get("kwargs", {{}}))
-for mod in m.modules():
-    if isinstance(mod, (torch.nn.Dropout, torchvision.ops.StochasticDepth)):
-        mod.p = 0.0
-m.train()
-torch.onnx.export(m, torch.zeros(2, 3, 224, 224), {path!r}, opset_version={opset},
-                  training=torch.onnx.TrainingMode.TRAINING,
-                  do_constant_folding=False, input_names=["images"],
-                  output_names=["logits"],
-                  dynamic_axes={{"images": {{0: "N"}}, "logits": {{0: "N"}}}})
-"""
-    r = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True,
-                       text=True)
+    r = subprocess.run(["/usr/bin/python3",
+                        os.path.join(INPUTS, "torchvision_reference.py"),
+                        "export", path, arch, "--opset", str(opset)],
+                       capture_output=True, text=True)
     return r.returncode == 0
 
 
@@ -152,11 +135,8 @@ def main():
                f"{s['p100-cluster'][1]:.0f} | " if s else "- | - | - | ")
             + (("yes: " if trained[0] else "no: ") + trained[1].replace("|", "/")
                if trained else "-") + " |")
-    text = "\n".join(out) + "\n"
-    print(text)
-    subprocess.run([sys.executable, os.path.join(ROOT, "bench/results_section.py"),
-                    os.path.join(ROOT, "docs/results.md"), "families"],
-                   input=text.encode(), check=True)
+    print("\n".join(out))
+    sys.exit(write_section("families", out))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ PyTorch model of `make demo`'s training run and of the training tests.
     loads the weights of an ONNX export (hd's --export-onnx writes one) into
     the PyTorch model and prints its top-1 on Fashion-MNIST's 10,000 test
     images.
-Others import `LeNet` and `export`.
+Others import `LeNet`, `export` (any CNN, as hd imports it),
+`fashion_mnist`, `onnx_weights` and `load_weights`.
 """
 import argparse
 import gzip
@@ -18,7 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
-FASHION_TEST = "/usr/share/datasets/fashion-mnist/t10k-%s-idx%d-ubyte.gz"
+FASHION = "/usr/share/datasets/fashion-mnist"
 
 
 class LeNet(nn.Module):
@@ -47,22 +48,30 @@ class LeNet(nn.Module):
         return self.classifier(self.features(x))
 
 
-def export(model, path, shape=(1, 1, 28, 28)):
-    """Writes `model` with its current weights as hd imports it."""
+def export(model, path, shape=(1, 1, 28, 28), opset=13):
+    """Writes `model` (any PyTorch CNN) with its current weights as hd
+    imports it: training mode, no constant folding, a dynamic batch."""
     model.train()
-    warnings.filterwarnings("ignore", module="torch.onnx")
-    torch.onnx.export(
-        model, torch.zeros(*shape), path, opset_version=13,
-        training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
-        input_names=["images"], output_names=["logits"],
-        dynamic_axes={"images": {0: "N"}, "logits": {0: "N"}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            model, torch.zeros(*shape), path, opset_version=opset,
+            training=torch.onnx.TrainingMode.TRAINING,
+            do_constant_folding=False, input_names=["images"],
+            output_names=["logits"],
+            dynamic_axes={"images": {0: "N"}, "logits": {0: "N"}})
 
 
-def load_onnx_weights(model, path):
+def onnx_weights(path):
+    """The initializers of an ONNX model, by name, as numpy arrays."""
     import onnx
     from onnx import numpy_helper
-    weights = {t.name: numpy_helper.to_array(t)
-               for t in onnx.load(path).graph.initializer}
+    return {t.name: numpy_helper.to_array(t)
+            for t in onnx.load(path).graph.initializer}
+
+
+def load_weights(model, weights):
+    """Sets the tensors of `model` that `weights` (onnx_weights) names."""
     state = model.state_dict()
     for name in state:
         if name in weights:
@@ -70,15 +79,26 @@ def load_onnx_weights(model, path):
     model.load_state_dict(state)
 
 
+def fashion_mnist(split, count=None):
+    """The first `count` images (uint8, N x 28 x 28) and labels (int64) of
+    Debian's Fashion-MNIST split "train" or "eval"."""
+    prefix = {"train": "train", "eval": "t10k"}[split]
+    with gzip.open(f"{FASHION}/{prefix}-images-idx3-ubyte.gz") as f:
+        images = np.frombuffer(f.read(), np.uint8, offset=16)
+    with gzip.open(f"{FASHION}/{prefix}-labels-idx1-ubyte.gz") as f:
+        labels = np.frombuffer(f.read(), np.uint8, offset=8)
+    count = len(labels) if count is None else min(count, len(labels))
+    return (images.reshape(-1, 28, 28)[:count].copy(),
+            labels[:count].astype(np.int64))
+
+
 def evaluate(path, mean, std):
     model = LeNet()
-    load_onnx_weights(model, path)
+    load_weights(model, onnx_weights(path))
     model.eval()
-    with gzip.open(FASHION_TEST % ("images", 3)) as f:
-        x = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 1, 28, 28)
-    with gzip.open(FASHION_TEST % ("labels", 1)) as f:
-        y = torch.from_numpy(np.frombuffer(f.read(), np.uint8, offset=8)
-                             .astype(np.int64))
+    images, labels = fashion_mnist("eval")
+    x = images.reshape(-1, 1, 28, 28)
+    y = torch.from_numpy(labels)
     x = (torch.from_numpy(x.astype(np.float32) / np.float32(255)) -
          np.float32(mean)) / np.float32(std)
     with torch.no_grad():

@@ -30,12 +30,10 @@ runtime/exec/InputSource.h); the model, loss, optimizer, schedules and
 batch norm are PyTorch's own.
 """
 import argparse
-import gzip
 import json
 import os
 import sys
 import time
-import warnings
 
 import numpy as np
 import torch
@@ -43,9 +41,9 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                 "models"))
-from lenet import LeNet, export  # noqa: E402
+from lenet import (LeNet, export, fashion_mnist, load_weights,  # noqa: E402
+                   onnx_weights)
 
-FASHION = "/usr/share/datasets/fashion-mnist"
 MASK = (1 << 64) - 1
 
 
@@ -67,18 +65,6 @@ def stream_of(kind, a, b=0):
 
 
 K_SHUFFLE, K_AUGMENT = 6, 7
-
-
-def fashion_mnist(split, count):
-    """The first `count` images (uint8) and labels of a Fashion-MNIST split."""
-    prefix = {"train": "train", "eval": "t10k"}[split]
-    with gzip.open(f"{FASHION}/{prefix}-images-idx3-ubyte.gz") as f:
-        images = np.frombuffer(f.read(), np.uint8, offset=16)
-    with gzip.open(f"{FASHION}/{prefix}-labels-idx1-ubyte.gz") as f:
-        labels = np.frombuffer(f.read(), np.uint8, offset=8)
-    count = min(count, len(labels))
-    return (images.reshape(-1, 28, 28)[:count].copy(),
-            labels[:count].astype(np.int64))
 
 
 class Batches:
@@ -184,9 +170,7 @@ def make(args):
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     model = LeNet()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        export(model, os.path.join(args.out, "init.onnx"))
+    export(model, os.path.join(args.out, "init.onnx"))
     train_x, train_y = fashion_mnist("train", args.train_samples)
     eval_x, eval_y = fashion_mnist("eval", args.eval_samples)
     if args.image_folder:
@@ -279,10 +263,7 @@ def compare(args):
           f"(PyTorch {ev['loss']:.6f}), top1 {mine['top1']:.4f} "
           f"(PyTorch {ev['top1']:.4f})")
     if args.onnx:
-        import onnx
-        from onnx import numpy_helper
-        exported = {t.name: numpy_helper.to_array(t)
-                    for t in onnx.load(args.onnx).graph.initializer}
+        exported = onnx_weights(args.onnx)
         worst, name = 0.0, ""
         for k, v in ref["state"].items():
             d = relative(exported[k], v)
@@ -294,11 +275,7 @@ def compare(args):
         # The exported model, run by PyTorch, scores what hd reported.
         a = argparse.Namespace(**ref["args"])
         model = LeNet()
-        state = model.state_dict()
-        for k in state:
-            if k in exported:
-                state[k] = torch.from_numpy(exported[k].copy())
-        model.load_state_dict(state)
+        load_weights(model, exported)
         eval_x = np.load(os.path.join(args.out, "eval-x.npy"))
         eval_y = np.load(os.path.join(args.out, "eval-y.npy"))
         again = evaluate(model, Batches(eval_x, eval_y, a.batch, a, True))

@@ -3,17 +3,18 @@ from Debian's python3-torchvision, built seeded with no pretrained weights
 (weights=None) and with dropout and stochastic depth off, exported with its
 initial weights as hd imports it, and its first training steps in PyTorch.
 
-  torchvision_reference.py list
-    the architectures, one per family, that the test trains.
+  torchvision_reference.py export OUT.onnx ARCH [--size 224] [--opset 13]
+      [--classes 1000] [--seed 3]
+    the model alone, as `make` exports it (for bench/families_bench.py).
   torchvision_reference.py make OUT ARCH [--batch N] [--size S]
       [--steps K] [--opset 13|17] [--seed 3] [--lr X]
-  torchvision_reference.py lr OUT
-    the learning rate `make` trained with, for hd's run.
     writes OUT/init.onnx (training-mode export, opset 13 by default),
     OUT/x.npy (float32 N x 3 x S x S images), OUT/y.npy (int64 labels) and
     OUT/reference.json: PyTorch's per-step losses on that one batch, trained
     with hd's defaults (SGD, momentum 0.9, weight decay 5e-4), and how far
     the same training in float64 lies from them.
+  torchvision_reference.py lr OUT
+    the learning rate `make` trained with, for hd's run.
   torchvision_reference.py compare OUT METRICS [--step1 1e-4] [--later 1e-3]
     hd's --metrics against it: step 1's loss within a relative 1e-4 (the
     forward pass on the same weights), later steps within 1e-3 (every
@@ -26,12 +27,15 @@ import copy
 import json
 import os
 import sys
-import warnings
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 import torchvision
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "models"))
+from lenet import export  # noqa: E402
 
 # One architecture per family; the smallest where a family has several.
 # AlexNet and VGG need 224 x 224 pixels (the export supports their adaptive
@@ -99,14 +103,8 @@ def make(args):
     np.save(os.path.join(args.out, "x.npy"), x)
     np.save(os.path.join(args.out, "y.npy"), y)
 
-    model.train()
-    warnings.filterwarnings("ignore")
-    torch.onnx.export(
-        model, torch.zeros(args.batch, 3, size, size),
-        os.path.join(args.out, "init.onnx"), opset_version=args.opset,
-        training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
-        input_names=["images"], output_names=["logits"],
-        dynamic_axes={"images": {0: "N"}, "logits": {0: "N"}})
+    export(model, os.path.join(args.out, "init.onnx"),
+           (args.batch, 3, size, size), args.opset)
     # The export ran the model once; start from the weights it wrote.
     torch.manual_seed(args.seed)
     fresh = build(args.arch, args.classes)
@@ -176,7 +174,13 @@ def compare(args):
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("list")
+    e = sub.add_parser("export")
+    e.add_argument("out")
+    e.add_argument("arch", choices=sorted(FAMILIES))
+    e.add_argument("--size", type=int, default=224)
+    e.add_argument("--opset", type=int, default=13)
+    e.add_argument("--classes", type=int, default=1000)
+    e.add_argument("--seed", type=int, default=3)
     m = sub.add_parser("make")
     m.add_argument("out")
     m.add_argument("arch", choices=sorted(FAMILIES))
@@ -195,8 +199,10 @@ def main():
     c.add_argument("--step1", type=float, default=1e-4)
     c.add_argument("--later", type=float, default=1e-3)
     args = p.parse_args()
-    if args.cmd == "list":
-        print(" ".join(FAMILIES))
+    if args.cmd == "export":
+        torch.manual_seed(args.seed)
+        export(build(args.arch, args.classes), args.out,
+               (2, 3, args.size, args.size), args.opset)
         return 0
     if args.cmd == "lr":
         with open(os.path.join(args.out, "reference.json")) as f:
