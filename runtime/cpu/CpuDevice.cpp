@@ -212,6 +212,38 @@ public:
                                sums, sums + c, dIn);
   }
 
+  void layerNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
+                            double *sums) override {
+    cpu::layerNormPartialSums(n, c, hw, in, sums);
+  }
+  void layerNormForward(int64_t n, int64_t c, int64_t hw, int64_t channels,
+                        double eps, const double *sums, const float *in,
+                        const float *scale, const float *shift, float *mean,
+                        float *invStd, float *out) override {
+    cpu::layerNormForward(n, c, hw, channels, eps, sums, in, scale, shift,
+                          mean, invStd, out);
+  }
+  void layerNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
+                                    const float *in, const float *dOut,
+                                    const float *mean, const float *invStd,
+                                    const float *scale,
+                                    double *sums) override {
+    cpu::layerNormBackwardPartialSums(n, c, hw, in, dOut, mean, invStd, scale,
+                                      sums);
+  }
+  void layerNormBackward(int64_t n, int64_t c, int64_t hw, int64_t channels,
+                         const float *in, const float *dOut, const float *mean,
+                         const float *invStd, const float *scale,
+                         const double *sums, float *dIn, float *dScale,
+                         float *dShift) override {
+    cpu::layerNormBackward(n, c, hw, channels, in, dOut, mean, invStd, scale,
+                           sums, dIn, dScale, dShift);
+  }
+  void channelShuffle(int64_t n, int64_t c, int64_t hw, int64_t groups,
+                      const float *in, float *out) override {
+    cpu::channelShuffle(n, c, hw, groups, in, out);
+  }
+
   void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
                          float *max) override {
     std::fill(max, max + n, -std::numeric_limits<float>::infinity());

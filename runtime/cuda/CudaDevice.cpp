@@ -401,6 +401,42 @@ public:
                                 invStd, scale, sums, dIn);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
+  void layerNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
+                            double *sums) override {
+    cuda::layerNormPartialSums(compute_, n, c, hw, in, sums);
+    HDRT_CUDA_CHECK(cudaGetLastError());
+  }
+  void layerNormForward(int64_t n, int64_t c, int64_t hw, int64_t channels,
+                        double eps, const double *sums, const float *in,
+                        const float *scale, const float *shift, float *mean,
+                        float *invStd, float *out) override {
+    cuda::layerNormForward(compute_, n, c, hw, channels, eps, sums, in, scale,
+                           shift, mean, invStd, out);
+    HDRT_CUDA_CHECK(cudaGetLastError());
+  }
+  void layerNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
+                                    const float *in, const float *dOut,
+                                    const float *mean, const float *invStd,
+                                    const float *scale,
+                                    double *sums) override {
+    cuda::layerNormBackwardPartialSums(compute_, n, c, hw, in, dOut, mean,
+                                       invStd, scale, sums);
+    HDRT_CUDA_CHECK(cudaGetLastError());
+  }
+  void layerNormBackward(int64_t n, int64_t c, int64_t hw, int64_t channels,
+                         const float *in, const float *dOut, const float *mean,
+                         const float *invStd, const float *scale,
+                         const double *sums, float *dIn, float *dScale,
+                         float *dShift) override {
+    cuda::layerNormBackward(compute_, n, c, hw, channels, in, dOut, mean,
+                            invStd, scale, sums, dIn, dScale, dShift);
+    HDRT_CUDA_CHECK(cudaGetLastError());
+  }
+  void channelShuffle(int64_t n, int64_t c, int64_t hw, int64_t groups,
+                      const float *in, float *out) override {
+    cuda::channelShuffle(compute_, n, c, hw, groups, in, out);
+    HDRT_CUDA_CHECK(cudaGetLastError());
+  }
   void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
                          float *max) override {
     cuda::softmaxPartialMax(compute_, n, k, logits, max);

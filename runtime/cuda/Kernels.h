@@ -93,6 +93,26 @@ void batchNormBackwardData(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
                            const float *scale, const double *sums,
                            float *dIn);
 
+/// ChannelKernels.cu: Device::layerNorm* and Device::channelShuffle.
+void layerNormPartialSums(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
+                          const float *in, double *sums);
+void layerNormForward(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
+                      int64_t channels, double eps, const double *sums,
+                      const float *in, const float *scale, const float *shift,
+                      float *mean, float *invStd, float *out);
+void layerNormBackwardPartialSums(cudaStream_t s, int64_t n, int64_t c,
+                                  int64_t hw, const float *in,
+                                  const float *dOut, const float *mean,
+                                  const float *invStd, const float *scale,
+                                  double *sums);
+void layerNormBackward(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
+                       int64_t channels, const float *in, const float *dOut,
+                       const float *mean, const float *invStd,
+                       const float *scale, const double *sums, float *dIn,
+                       float *dScale, float *dShift);
+void channelShuffle(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
+                    int64_t groups, const float *in, float *out);
+
 void softmaxPartialMax(cudaStream_t s, int64_t n, int64_t k,
                        const float *logits, float *max);
 void softmaxPartialSum(cudaStream_t s, int64_t n, int64_t k,

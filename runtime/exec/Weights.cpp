@@ -51,6 +51,16 @@ std::vector<float> transposed(const std::vector<float> &m, int64_t rows,
   return t;
 }
 
+/// How a parameter of `shape` (K x ...) is stored transposed: as the
+/// matrix (elements per K) x K, as ONNX stores a Linear's or a MatMul's
+/// weight that hd keeps as K x F (or as a 1x1 convolution's K x F x 1 x 1).
+std::vector<int64_t> transposedDims(const std::vector<int64_t> &shape) {
+  int64_t rest = 1;
+  for (size_t d = 1; d < shape.size(); ++d)
+    rest *= shape[d];
+  return {rest, shape.empty() ? 1 : shape[0]};
+}
+
 /// Whether `path` starts as an hd checkpoint; false with `error` set when
 /// it cannot be read.
 bool isCheckpoint(const std::string &path, std::string &error) {
@@ -157,7 +167,7 @@ std::string Program::weightsFromOnnx(std::vector<std::vector<float>> &tensors) {
         return "its initializer '" + tensorName + "' is not float32";
       std::vector<int64_t> want = p.shape;
       if (isTransposed)
-        std::reverse(want.begin(), want.end());
+        want = transposedDims(p.shape);
       if (squeezed(t.dims) != squeezed(want))
         return "its initializer '" + tensorName + "' is " +
                shapeText(t.dims) + "; the " + p.suffix + " of layer '" +
@@ -234,11 +244,9 @@ void Program::exportOnnx() {
         w.dataType = onnx::kFloat;
         w.hasData = w.hasShape = true;
         std::vector<float> &v = tensors[next++];
-        w.values = isTransposed ? transposed(v, p.shape[0], p.shape[1])
+        w.dims = isTransposed ? transposedDims(p.shape) : p.shape;
+        w.values = isTransposed ? transposed(v, w.dims[1], w.dims[0])
                                 : std::move(v);
-        w.dims = p.shape;
-        if (isTransposed)
-          std::reverse(w.dims.begin(), w.dims.end());
         if (auto d = dims.find(name); d != dims.end())
           w.dims = d->second;
       }

@@ -228,6 +228,47 @@ void CudaDeviceTest::checkBatchNorm(int64_t n, int64_t c, int64_t hw) {
   expectSame(dx);
 }
 
+TEST_F(CudaDeviceTest, LayerNormAndChannelShuffleMatchCpu) {
+  // 700 pixels of 24 channels, as a tile holding 24 of 48 channels.
+  int64_t n = 2, c = 24, hw = 350, channels = 48, pixels = n * hw;
+  Pair x = random(n * c * hw), dy = random(n * c * hw), scale = random(c),
+       shift = random(c), mean = zeros(pixels), invStd = zeros(pixels),
+       y = zeros(n * c * hw), dx = zeros(n * c * hw), dScale = zeros(c),
+       dShift = zeros(c), shuffled = zeros(n * c * hw);
+  // Sums as if the other half of the channels held the same values.
+  Buffer<double> sumsCpu(*cpu, 2 * pixels), sumsGpu(*gpu, 2 * pixels);
+  std::vector<double> host(size_t(2 * pixels));
+  for (Device *d : {cpu.get(), gpu.get()}) {
+    bool g = d == gpu.get();
+    auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
+    Buffer<double> &sums = g ? sumsGpu : sumsCpu;
+    auto doubled = [&] {
+      sums.download(host.data());
+      for (double &v : host)
+        v *= 2;
+      sums.upload(host.data());
+    };
+    d->layerNormPartialSums(n, c, hw, at(x), sums.data());
+    doubled();
+    d->layerNormForward(n, c, hw, channels, 1e-6, sums.data(), at(x),
+                        at(scale), at(shift), at(mean), at(invStd), at(y));
+    d->layerNormBackwardPartialSums(n, c, hw, at(x), at(dy), at(mean),
+                                    at(invStd), at(scale), sums.data());
+    doubled();
+    d->layerNormBackward(n, c, hw, channels, at(x), at(dy), at(mean),
+                         at(invStd), at(scale), sums.data(), at(dx),
+                         at(dScale), at(dShift));
+    d->channelShuffle(n, c, hw, 3, at(x), at(shuffled));
+  }
+  expectSame(mean);
+  expectSame(invStd);
+  expectSame(y);
+  expectSame(dScale);
+  expectSame(dShift);
+  expectSame(dx);
+  expectSame(shuffled, 0);
+}
+
 TEST_F(CudaDeviceTest, SoftmaxCrossEntropyMatchesCpu) {
   int64_t n = 6, k = 300, offset = 100, batch = 12;
   std::vector<int32_t> labels = {0, 150, 399, 250, 101, 120};

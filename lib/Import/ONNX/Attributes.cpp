@@ -153,7 +153,15 @@ LogicalResult checkAttributeTypes(const onnx::NodeProto &node,
       {"kernel_shape", A::INTS},
       {"auto_pad", A::STRING},
       {"mode", A::STRING},
-      {"approximate", A::STRING}};
+      {"approximate", A::STRING},
+      {"to", A::INT},
+      {"perm", A::INTS},
+      {"split", A::INTS},
+      {"starts", A::INTS},
+      {"ends", A::INTS},
+      {"allowzero", A::INT},
+      {"start", A::INT},
+      {"end", A::INT}};
   for (const auto &a : node.attribute())
     for (const auto &[name, type] : expected)
       if (a.name() == name && a.type() != type)

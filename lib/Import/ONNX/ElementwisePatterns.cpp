@@ -62,11 +62,17 @@ static LogicalResult importAdd(const onnx::NodeProto &node,
 
 static LogicalResult importMul(const onnx::NodeProto &node,
                                ImportContext &ctx) {
+  if (FailureOr<Value> scaled = importChannelScale(node, ctx);
+      succeeded(scaled)) {
+    ctx.defineOutput(node, *scaled);
+    return success();
+  }
   for (int i = 0; i < std::min(node.input_size(), 2); ++i)
     if (ctx.lookupConstant(node.input(i)))
       return ctx.fail(node) << "input '" << node.input(i)
                             << "' is a constant; only products of two "
-                               "activations are supported";
+                               "activations, or of one by a [C, 1, 1] "
+                               "parameter, are supported";
   FailureOr<std::pair<Value, Value>> operands = getOperands(node, ctx);
   if (failed(operands))
     return failure();

@@ -13,6 +13,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace hd::onnx_import {
@@ -39,6 +41,13 @@ ImportContext::ImportContext(const onnx::GraphProto &graph,
     nodeLocs[&node] = NameLoc::get(builder.getStringAttr(name));
     for (const auto &in : node.input())
       uses[in].push_back(&node);
+    // Constant nodes are known before the walk reaches them, so that a
+    // pattern matching a chain of nodes can read the constants that an
+    // exporter placed between the chain's links.
+    if (node.op_type() == "Constant" && node.output_size() == 1)
+      if (const onnx::AttributeProto *value = findAttr(node, "value");
+          value && value->type() == onnx::AttributeProto::TENSOR)
+        constants[node.output(0)] = &value->t();
   }
 }
 
@@ -54,6 +63,20 @@ FailureOr<Value> ImportContext::getActivation(const onnx::NodeProto &node,
   if (pendingPads.count(name))
     return fail(node)
            << "consumes a Pad; hd folds a Pad only into a Conv or AveragePool";
+  if (channelsLast.count(name))
+    return fail(node) << "input '" << name
+                      << "' is channels-last (N x H x W x C); hd reads one "
+                         "only in a layer norm over channels, a MatMul on "
+                         "channels, the erf GELU, and the Transpose back";
+  if (pendingShuffles.count(name))
+    return fail(node) << "input '" << name
+                      << "' is a 5-D view; hd supports one only in a channel "
+                         "shuffle (Reshape, Transpose of dims 1 and 2, "
+                         "Reshape back)";
+  if (transposedParameters.count(name))
+    return fail(node) << "input '" << name
+                      << "' is a transposed parameter; hd reads one only as "
+                         "a MatMul's weight";
   if (parameterShapes.count(name) || constants.count(name))
     return fail(node) << "input '" << name
                       << "' is a parameter or constant, where hd needs an "
@@ -78,6 +101,16 @@ ImportContext::getUses(StringRef value) const {
   return it->second;
 }
 
+bool ImportContext::otherInputIsScalar(const onnx::NodeProto &node,
+                                       StringRef name, double value) const {
+  if (node.input_size() != 2)
+    return false;
+  StringRef other = node.input(0) == name ? node.input(1) : node.input(0);
+  const onnx::TensorProto *t = lookupConstant(other);
+  std::optional<double> v = t ? tensorScalar(*t) : std::nullopt;
+  return v && std::abs(*v - value) <= 1e-6 * std::abs(value);
+}
+
 LogicalResult
 ImportContext::checkOnlyFirstOutputUsed(const onnx::NodeProto &node) {
   for (int i = 1; i < node.output_size(); ++i)
@@ -97,7 +130,9 @@ bool ImportContext::definesOutput(const onnx::NodeProto &node) const {
   if (node.output_size() < 1)
     return false;
   const std::string &name = node.output(0);
-  return values.count(name) || constants.count(name) || pendingPads.count(name);
+  return values.count(name) || constants.count(name) ||
+         pendingPads.count(name) || pendingShuffles.count(name) ||
+         channelsLast.count(name) || transposedParameters.count(name);
 }
 
 void ImportContext::poisonOutputs(const onnx::NodeProto &node) {

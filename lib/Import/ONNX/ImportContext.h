@@ -21,11 +21,13 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <onnx/onnx_pb.h>
 
+#include <deque>
 #include <optional>
 
 namespace hd::onnx_import {
@@ -44,6 +46,16 @@ struct PendingPad {
     pads[2] += bottom;
     pads[3] += right;
   }
+};
+
+/// ShuffleNet's channel shuffle while its three nodes are read: the
+/// Reshape of an N x C x H x W `input` to N x groups x C/groups x H x W,
+/// then (`transposed`) the Transpose of dims 1 and 2; the Reshape back to
+/// 4-D makes one hd.channel_shuffle.
+struct PendingShuffle {
+  mlir::Value input;
+  int64_t groups;
+  bool transposed;
 };
 
 class ImportContext {
@@ -118,6 +130,45 @@ public:
   /// graph's output does not count.
   llvm::ArrayRef<const onnx::NodeProto *> getUses(llvm::StringRef value) const;
 
+  /// The one node that reads `value`, or null when there are none or
+  /// several: what a pattern that matches a chain of nodes follows.
+  const onnx::NodeProto *getOnlyUse(llvm::StringRef value) const {
+    llvm::ArrayRef<const onnx::NodeProto *> users = getUses(value);
+    return users.size() == 1 ? users.front() : nullptr;
+  }
+  /// The same, when that node has `opType`.
+  const onnx::NodeProto *getOnlyUse(llvm::StringRef value,
+                                    llvm::StringRef opType) const {
+    const onnx::NodeProto *use = getOnlyUse(value);
+    return use && use->op_type() == opType ? use : nullptr;
+  }
+
+  /// Whether the input of the binary `node` other than `name` is the
+  /// scalar constant `value`, within float rounding.
+  bool otherInputIsScalar(const onnx::NodeProto &node, llvm::StringRef name,
+                          double value) const;
+
+  /// The hd value (N x C x H x W) whose channels-last permutation the ONNX
+  /// value `name` is (ConvNeXt's blocks between its Transposes); null when
+  /// it is not one.
+  mlir::Value lookupChannelsLast(llvm::StringRef name) const {
+    return channelsLast.lookup(name);
+  }
+
+  /// The parameter whose 2-D transpose `name` is (a Transpose of a
+  /// MatMul's weight); empty when it is not one.
+  llvm::StringRef lookupTransposedParameter(llvm::StringRef name) const {
+    auto it = transposedParameters.find(name);
+    return it == transposedParameters.end() ? llvm::StringRef()
+                                            : llvm::StringRef(it->second);
+  }
+
+  /// The channel shuffle `name` is a step of; null when it is not one.
+  const PendingShuffle *lookupPendingShuffle(llvm::StringRef name) const {
+    auto it = pendingShuffles.find(name);
+    return it == pendingShuffles.end() ? nullptr : &it->second;
+  }
+
   /// Reports and fails when an output of `node` other than the first is
   /// used: hd's ops have one result.
   mlir::LogicalResult checkOnlyFirstOutputUsed(const onnx::NodeProto &node);
@@ -156,6 +207,35 @@ public:
   void defineConstant(const onnx::NodeProto &node,
                       const onnx::TensorProto &value) {
     constants[node.output(0)] = &value;
+  }
+
+  /// The value `name` is the constant `value`, computed at import (shape
+  /// arithmetic); it has no IR.
+  void defineConstant(llvm::StringRef name, onnx::TensorProto value) {
+    constants[name] = &folded.emplace_back(std::move(value));
+  }
+
+  /// The value `name` is the channels-last permutation of `value`.
+  void defineChannelsLast(llvm::StringRef name, mlir::Value value) {
+    channelsLast[name] = value;
+  }
+
+  /// The value `name` is the transpose of the 2-D parameter `parameter`.
+  void defineTransposedParameter(llvm::StringRef name,
+                                 llvm::StringRef parameter) {
+    transposedParameters[name] = parameter.str();
+  }
+
+  /// The value `name` is a step of a channel shuffle.
+  void deferShuffle(llvm::StringRef name, PendingShuffle shuffle) {
+    pendingShuffles[name] = shuffle;
+  }
+
+  /// A pattern that matched a chain of nodes defined the chain's last
+  /// output; the driver skips `node`, one of the chain's inner nodes.
+  void absorb(const onnx::NodeProto &node) { absorbed.insert(&node); }
+  bool isAbsorbed(const onnx::NodeProto &node) const {
+    return absorbed.contains(&node);
   }
 
   /// `node`'s first output is a Pad that waits to be folded into its
@@ -209,6 +289,12 @@ private:
   llvm::StringMap<mlir::Value> values;
   llvm::StringSet<> recordedTensors;
   llvm::StringMap<PendingPad> pendingPads;
+  llvm::StringMap<PendingShuffle> pendingShuffles;
+  llvm::StringMap<mlir::Value> channelsLast;
+  llvm::StringMap<std::string> transposedParameters;
+  /// Constants computed at import; a deque keeps their addresses.
+  std::deque<onnx::TensorProto> folded;
+  llvm::DenseSet<const onnx::NodeProto *> absorbed;
   llvm::StringSet<> poisoned;
 };
 

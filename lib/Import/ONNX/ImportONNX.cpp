@@ -117,6 +117,8 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return ctx.fail(node) << "domain '" << node.domain()
                           << "' is not supported";
+  if (std::optional<LogicalResult> folded = foldShapeArithmetic(node, ctx))
+    return *folded;
   const PatternTable &patterns = getPatternTable();
   auto it = patterns.find(node.op_type());
   if (it == patterns.end())
@@ -128,6 +130,8 @@ LogicalResult GraphImporter::importNodes() {
   // The nodes are topologically sorted, so every input is imported (or has
   // failed) before its consumers are reached.
   for (const onnx::NodeProto &node : graph.node()) {
+    if (ctx.isAbsorbed(node))
+      continue;
     // A failure has been reported, here or at the producer of an input;
     // the walk goes on to find the next one.
     (void)importNode(node);

@@ -11,12 +11,15 @@ namespace hd::onnx_import {
 PatternTable buildPatternTable() {
   PatternTable table;
   addActivationPatterns(table);
+  addChannelsLastPatterns(table);
   addConvPatterns(table);
   addElementwisePatterns(table);
+  addLayoutPatterns(table);
   addLinearPatterns(table);
   addNormalizationPatterns(table);
   addPoolPatterns(table);
   addShapePatterns(table);
+  addShapeArithmeticPatterns(table);
   return table;
 }
 

@@ -36,6 +36,9 @@ void addLinearPatterns(PatternTable &table);
 void addNormalizationPatterns(PatternTable &table);
 void addPoolPatterns(PatternTable &table);
 void addShapePatterns(PatternTable &table);
+void addShapeArithmeticPatterns(PatternTable &table);
+void addLayoutPatterns(PatternTable &table);
+void addChannelsLastPatterns(PatternTable &table);
 
 /// x * f(x) for an activation f that exporters write so (SiLU, hard
 /// swish), as one hd.activation; fails, reporting nothing, for any other
@@ -44,6 +47,29 @@ mlir::FailureOr<mlir::Value> fuseActivationProduct(const onnx::NodeProto &node,
                                                    ImportContext &ctx,
                                                    mlir::Value a,
                                                    mlir::Value b);
+
+/// Computes `node` at import when it is shape arithmetic (Gather,
+/// Unsqueeze, Concat, Div, ... of integer constants, as exporters compute
+/// reshape targets from Shape), defining its output as a constant; nullopt
+/// when it is not, and the node is imported as a layer.
+std::optional<mlir::LogicalResult>
+foldShapeArithmetic(const onnx::NodeProto &node, ImportContext &ctx);
+
+/// The axes a ReduceMean averages: an attribute, or (opset 18) a constant
+/// input.
+mlir::FailureOr<Shape> getReduceAxes(const onnx::NodeProto &node,
+                                     ImportContext &ctx);
+
+/// The layer-norm chain that starts at `mean`, a ReduceMean of the
+/// channels-last `x`, as one hd.layer_norm (ChannelsLastPatterns.cpp).
+mlir::LogicalResult importLayerNormChain(const onnx::NodeProto &mean,
+                                         ImportContext &ctx, mlir::Value x);
+
+/// A Mul of an N x C x H x W activation by a [C, 1, 1] parameter (a layer
+/// scale), as a depthwise 1x1 convolution; fails, reporting nothing, for
+/// any other Mul.
+mlir::FailureOr<mlir::Value> importChannelScale(const onnx::NodeProto &node,
+                                                ImportContext &ctx);
 
 /// Every family's patterns.
 PatternTable buildPatternTable();

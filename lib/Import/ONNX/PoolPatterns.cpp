@@ -116,26 +116,37 @@ static LogicalResult importGlobalAveragePool(const onnx::NodeProto &node,
   return importPool(node, ctx, PoolKind::Avg, /*global=*/true);
 }
 
+FailureOr<Shape> getReduceAxes(const onnx::NodeProto &node,
+                               ImportContext &ctx) {
+  // Opset 18 moved the axes from an attribute to a constant input.
+  if (node.input_size() > 1 && !node.input(1).empty()) {
+    const onnx::TensorProto *t = ctx.lookupConstant(node.input(1));
+    std::optional<Shape> axes = t ? tensorInts(*t) : std::nullopt;
+    if (!axes)
+      return ctx.fail(node) << "input axes must be a constant";
+    return *axes;
+  }
+  return intsAttr(node, "axes").value_or(Shape{});
+}
+
 /// The mean over H and W, as EfficientNet and MNASNet write global
 /// pooling: a global average pool, then (keepdims = 0) a flatten to N x C.
 static LogicalResult importReduceMean(const onnx::NodeProto &node,
                                       ImportContext &ctx) {
-  std::optional<Shape> axes = intsAttr(node, "axes");
-  // Opset 18 moved the axes from an attribute to a constant input.
-  if (node.input_size() > 1 && !node.input(1).empty()) {
-    const onnx::TensorProto *t = ctx.lookupConstant(node.input(1));
-    axes = t ? tensorInts(*t) : std::nullopt;
-    if (!axes)
-      return ctx.fail(node) << "input axes must be a constant";
-  }
-  Shape sorted = axes.value_or(Shape{});
+  if (node.input_size() > 0)
+    if (Value x = ctx.lookupChannelsLast(node.input(0)))
+      return importLayerNormChain(node, ctx, x);
+  FailureOr<Shape> axes = getReduceAxes(node, ctx);
+  if (failed(axes))
+    return failure();
+  Shape sorted = *axes;
   for (int64_t &a : sorted)
     a = a < 0 ? a + 4 : a;
   llvm::sort(sorted);
   if (sorted != Shape{2, 3})
     return ctx.fail(node) << "only the mean over H and W (axes [2, 3] of an "
                              "N x C x H x W input) is supported; axes=["
-                          << axes.value_or(Shape{}) << "]";
+                          << *axes << "]";
   int64_t keepdims = intAttr(node, "keepdims").value_or(1);
   if (failed(importPool(node, ctx, PoolKind::Avg, /*global=*/true)))
     return failure();

@@ -168,6 +168,40 @@ public:
                                      const float *invStd, const float *scale,
                                      const double *sums, float *dIn) = 0;
 
+  /// Layer norm over the channels of each pixel of an n x c x hw tile whose
+  /// channels are part of `channels`. `sums` holds 2 * n * hw doubles: per
+  /// pixel, the sums over the tile's channels of x and x^2 (forward), or of
+  /// g = dOut * scale and g * xhat (backward); overwritten.
+  virtual void layerNormPartialSums(int64_t n, int64_t c, int64_t hw,
+                                    const float *in, double *sums) = 0;
+  /// From the pixels' sums over all channels: their mean and 1/stddev, and
+  /// the output.
+  virtual void layerNormForward(int64_t n, int64_t c, int64_t hw,
+                                int64_t channels, double eps,
+                                const double *sums, const float *in,
+                                const float *scale, const float *shift,
+                                float *mean, float *invStd, float *out) = 0;
+  virtual void layerNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
+                                            const float *in, const float *dOut,
+                                            const float *mean,
+                                            const float *invStd,
+                                            const float *scale,
+                                            double *sums) = 0;
+  /// dScale and dShift (this tile's share), and dIn unless null, from the
+  /// pixels' backward sums over all channels.
+  virtual void layerNormBackward(int64_t n, int64_t c, int64_t hw,
+                                 int64_t channels, const float *in,
+                                 const float *dOut, const float *mean,
+                                 const float *invStd, const float *scale,
+                                 const double *sums, float *dIn, float *dScale,
+                                 float *dShift) = 0;
+
+  /// ShuffleNet's shuffle of an n x c x hw tile:
+  /// out[i, k * groups + g] = in[i, g * c / groups + k].
+  virtual void channelShuffle(int64_t n, int64_t c, int64_t hw,
+                              int64_t groups, const float *in,
+                              float *out) = 0;
+
   /// Softmax cross-entropy on an N x K tile; `max` and `sum` are
   /// overwritten with the tile's partial values.
   virtual void softmaxPartialMax(int64_t n, int64_t k, const float *logits,

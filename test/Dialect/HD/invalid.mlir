@@ -597,3 +597,52 @@ func.func @transposed_unknown(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
 // The source model: the bytes of an ONNX file, on the module.
 // expected-error @+1 {{'hd.source' must be the bytes of an ONNX model, a dense_resource of i8}}
 module attributes {hd.source = "model.onnx"} {}
+
+// -----
+
+func.func @slice_outside(%x: tensor<2x16x4x4xf32>) -> tensor<2x8x4x4xf32> {
+  // expected-error @+1 {{channels [12, 20) lie outside the input's 16}}
+  %0 = hd.slice %x {offset = 12 : i64} : tensor<2x16x4x4xf32> -> tensor<2x8x4x4xf32>
+  return %0 : tensor<2x8x4x4xf32>
+}
+
+// -----
+
+func.func @slice_other_dims(%x: tensor<2x16x4x4xf32>) -> tensor<2x8x2x4xf32> {
+  // expected-error @+1 {{output shape 2x8x2x4 differs from the input's 2x16x4x4 outside dim 1}}
+  %0 = hd.slice %x {offset = 0 : i64} : tensor<2x16x4x4xf32> -> tensor<2x8x2x4xf32>
+  return %0 : tensor<2x8x2x4xf32>
+}
+
+// -----
+
+func.func @shuffle_groups(%x: tensor<2x6x4x4xf32>) -> tensor<2x6x4x4xf32> {
+  // expected-error @+1 {{groups 4 must be positive and divide the 6 channels}}
+  %0 = hd.channel_shuffle %x {groups = 4 : i64} : tensor<2x6x4x4xf32>
+  return %0 : tensor<2x6x4x4xf32>
+}
+
+// -----
+
+// Its split rule: an output channel range reads every group.
+func.func @shuffle_channel_split(%x: tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32> {
+  // expected-error @+1 {{cannot split its channels; the configuration must have c=1}}
+  %0 = hd.channel_shuffle %x {groups = 2 : i64, parallel = #hd.pconfig<n = 1, c = 2>} : tensor<2x8x4x4xf32>
+  return %0 : tensor<2x8x4x4xf32>
+}
+
+// -----
+
+func.func @layer_norm_2d(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{input must be a static 4-D NxCxHxW tensor}}
+  %0 = hd.layer_norm %x {epsilon = 1.0e-6 : f64} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @layer_norm_epsilon(%x: tensor<2x8x4x4xf32>) -> tensor<2x8x4x4xf32> {
+  // expected-error @+1 {{epsilon must be positive}}
+  %0 = hd.layer_norm %x {epsilon = 0.0 : f64} : tensor<2x8x4x4xf32>
+  return %0 : tensor<2x8x4x4xf32>
+}

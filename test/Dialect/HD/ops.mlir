@@ -92,4 +92,17 @@ func.func @sources(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
   return %0 : tensor<2x3xf32>
 }
 
+
+// ShuffleNet's channel split and shuffle, and ConvNeXt's layer norm over
+// channels, round-trip with their configurations.
+// CHECK-LABEL: func.func @today_layouts
+// CHECK: hd.slice %{{.*}} {offset = 8 : i64, parallel = #hd.pconfig<n = 1, c = 2, h = 2, w = 1>} : tensor<2x16x4x4xf32> -> tensor<2x8x4x4xf32>
+// CHECK: hd.channel_shuffle %{{.*}} {groups = 2 : i64, parallel = #hd.pconfig<n = 2, c = 1, h = 1, w = 2>} : tensor<2x8x4x4xf32>
+// CHECK: hd.layer_norm %{{.*}} {epsilon = 9.9999999999999995E-7 : f64, parallel = #hd.pconfig<n = 1, c = 4, h = 1, w = 1>} : tensor<2x8x4x4xf32>
+func.func @today_layouts(%x: tensor<2x16x4x4xf32>) -> tensor<2x8x4x4xf32> {
+  %0 = hd.slice %x {offset = 8 : i64, parallel = #hd.pconfig<n = 1, c = 2, h = 2, w = 1>} : tensor<2x16x4x4xf32> -> tensor<2x8x4x4xf32>
+  %1 = hd.channel_shuffle %0 {groups = 2 : i64, parallel = #hd.pconfig<n = 2, c = 1, h = 1, w = 2>} : tensor<2x8x4x4xf32>
+  %2 = hd.layer_norm %1 {epsilon = 1.0e-6 : f64, parallel = #hd.pconfig<n = 1, c = 4, h = 1, w = 1>} : tensor<2x8x4x4xf32>
+  return %2 : tensor<2x8x4x4xf32>
+}
 }

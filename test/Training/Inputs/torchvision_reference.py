@@ -75,8 +75,9 @@ FAMILIES = {
     "efficientnet_v2_s": {},
     "regnet_x_400mf": {},
     "regnet_y_400mf": {},
-    "shufflenet_v2_x0_5": {},
-    "convnext_tiny": {"kwargs": {"stochastic_depth_prob": 0.0}},
+    "shufflenet_v2_x0_5": {"lr": 1e-5},
+    "convnext_tiny": {"lr": 1e-4,
+                      "kwargs": {"stochastic_depth_prob": 0.0}},
 }
 
 

@@ -288,6 +288,35 @@ int64_t BatchNormOp::getForwardFlops() {
 }
 
 //===----------------------------------------------------------------------===//
+// LayerNormOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayerNormOp::verify() {
+  if (failed(checkTensor(*this, getInput(), "input", {4}, "4-D NxCxHxW")))
+    return failure();
+  if (!(getEpsilon().convertToDouble() > 0.0))
+    return emitOpError("epsilon must be positive");
+  return success();
+}
+
+SharedStatistics LayerNormOp::getSharedStatistics() {
+  // Per pixel, the sum and the sum of squares over its channels (forward),
+  // then of the scaled gradient and its product with the normalized input
+  // (backward): a reduction across the tasks that split the channels.
+  return {/*perDims=*/(1u << 0) | (1u << 2) | (1u << 3), /*bytesPerIndex=*/8,
+          /*rounds=*/2};
+}
+
+int64_t LayerNormOp::getParameterCount() {
+  return 2 * shapeOf(getInput())[1];
+}
+
+int64_t LayerNormOp::getForwardFlops() {
+  // As batch norm: sums (3), normalize and scale-shift (4) per element.
+  return 7 * numElements(shapeOf(getInput()).vec());
+}
+
+//===----------------------------------------------------------------------===//
 // ConcatOp
 //===----------------------------------------------------------------------===//
 

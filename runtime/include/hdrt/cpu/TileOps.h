@@ -106,6 +106,26 @@ void mulForward(int64_t rows, int64_t cols, bool broadcast, const float *a,
 void mulBackward(int64_t rows, int64_t cols, bool broadcast, const float *a,
                  const float *b, const float *dOut, float *dA, float *dB);
 
+/// Layer norm over channels and the channel shuffle
+/// (Device::layerNorm*, Device::channelShuffle).
+void layerNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
+                          double *sums);
+void layerNormForward(int64_t n, int64_t c, int64_t hw, int64_t channels,
+                      double eps, const double *sums, const float *in,
+                      const float *scale, const float *shift, float *mean,
+                      float *invStd, float *out);
+void layerNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
+                                  const float *in, const float *dOut,
+                                  const float *mean, const float *invStd,
+                                  const float *scale, double *sums);
+void layerNormBackward(int64_t n, int64_t c, int64_t hw, int64_t channels,
+                       const float *in, const float *dOut, const float *mean,
+                       const float *invStd, const float *scale,
+                       const double *sums, float *dIn, float *dScale,
+                       float *dShift);
+void channelShuffle(int64_t n, int64_t c, int64_t hw, int64_t groups,
+                    const float *in, float *out);
+
 /// SGD with momentum and weight decay, as PyTorch: d = g + weightDecay * p;
 /// v = momentum * v + d; p -= lr * v, or with Nesterov momentum
 /// p -= lr * (d + momentum * v).

@@ -192,3 +192,45 @@ nodes = [
 inputs = [image("x", 3, 8), param("w0", [4, 3, 3, 3])]
 out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 4])
 save(h.make_graph(nodes, "modern_errors", inputs, [out]), "modern_errors.onnx")
+
+# What the layout patterns refuse, each node named: reshapes other than a
+# flatten or a channel shuffle, a reshape target that is not a constant,
+# permutations other than channels-last and back, a 5-D view or a
+# channels-last tensor read by another layer, slices and splits that are
+# not along whole channels, a Div outside GELU, and a MatMul or layer norm
+# on N x C x H x W.
+nodes = [
+    h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[1, 1]),
+    const("to3d", TensorProto.INT64, [3], [0, 4, -1]),
+    h.make_node("Reshape", ["c0", "to3d"], ["r3"], name="reshape/3d"),
+    h.make_node("Shape", ["x"], ["dyn"], name="shape"),
+    h.make_node("Reshape", ["c0", "c0"], ["rv"], name="reshape/variable"),
+    h.make_node("Transpose", ["c0"], ["tw"], name="transpose/hw",
+                perm=[0, 1, 3, 2]),
+    const("to5d", TensorProto.INT64, [5], [0, 2, 2, 8, 8]),
+    h.make_node("Reshape", ["c0", "to5d"], ["v5"], name="view5d"),
+    h.make_node("Relu", ["v5"], ["rv5"], name="relu/5d"),
+    const("zero", TensorProto.INT64, [1], [0]),
+    const("two_i", TensorProto.INT64, [1], [2]),
+    const("axis2", TensorProto.INT64, [1], [2]),
+    h.make_node("Slice", ["c0", "zero", "two_i", "axis2"], ["sh"],
+                name="slice/height"),
+    h.make_node("Split", ["c0"], ["p0", "p1", "p2"], name="split/uneven",
+                axis=1),
+    const("half", TensorProto.FLOAT, [], [0.5]),
+    h.make_node("Div", ["c0", "half"], ["dv"], name="div/plain"),
+    h.make_node("MatMul", ["c0", "wm"], ["mm"], name="matmul/nchw"),
+    h.make_node("LayerNormalization", ["c0", "ls", "lb"], ["ln"],
+                name="layernorm/nchw", axis=1),
+    h.make_node("Transpose", ["c0"], ["nhwc"], name="to_nhwc",
+                perm=[0, 2, 3, 1]),
+    h.make_node("Relu", ["nhwc"], ["rl"], name="relu/channels_last"),
+    h.make_node("ReduceMean", ["nhwc"], ["rm"], name="mean/channels_last",
+                axes=[-1]),
+    h.make_node("GlobalAveragePool", ["c0"], ["g"], name="gap"),
+    h.make_node("Flatten", ["g"], ["logits"], name="flatten"),
+]
+inputs = [image("x", 3, 8), param("w0", [4, 3, 1, 1]), param("wm", [8, 8]),
+          param("ls", [4]), param("lb", [4])]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 4])
+save(h.make_graph(nodes, "layout_errors", inputs, [out]), "layout_errors.onnx")

@@ -241,6 +241,32 @@ def HD_BatchNormOp : HD_LayerOp<"batchnorm", "Normalization", [
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def HD_LayerNormOp : HD_LayerOp<"layer_norm", "Normalization", [
+    SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<HD_LayerOpInterface,
+      ["getParameterCount", "getForwardFlops", "getSharedStatistics"]>]> {
+  let summary = "layer normalization over the channels of each pixel";
+  let description = [{
+    Normalizes each pixel `input[n, :, y, x]` with the mean and variance of
+    its `C` channels, then scales and shifts each channel with the layer's
+    own `scale` and `shift` (2*C parameters): ConvNeXt's `LayerNorm` on
+    channels-last tensors, written on NCHW. The variance is the biased one,
+    as PyTorch and ONNX `LayerNormalization` compute it.
+
+    Splittable dims: n, c, h, w. A split along c needs a reduction of the
+    per-pixel sums across the tasks that share a pixel.
+    Input region of a tile: the same box.
+
+    ```mlir
+    %y = hd.layer_norm %x {epsilon = 1.0e-06 : f64} : tensor<8x96x16x16xf32>
+    ```
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input, F64Attr:$epsilon),
+                       parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 def HD_AddOp
     : HD_LayerOp<"add", "Elementwise", [SameOperandsAndResultType]> {
   let summary = "elementwise sum of two activations (residual add)";
@@ -272,6 +298,52 @@ def HD_ConcatOp : HD_LayerOp<"concat", "Copy", [
   let results = (outs HD_FloatTensor:$output);
   let assemblyFormat =
       "$inputs attr-dict `:` functional-type($inputs, $output)";
+}
+
+def HD_SliceOp : HD_LayerOp<"slice", "Copy", [
+    DeclareOpInterfaceMethods<HD_LayerOpInterface, ["getInputBox"]>]> {
+  let summary = "a contiguous range of channels";
+  let description = [{
+    `output[n, c, ...] = input[n, offset + c, ...]`: the channels
+    `[offset, offset + C_out)` of its input (features for 2-D tensors), as
+    ONNX `Slice` and `Split` along dim 1 write ShuffleNet's channel split.
+    All other dims are the input's.
+
+    Splittable dims: every dim of the output.
+    Input region of a tile: the same box, its channels shifted by `offset`.
+
+    ```mlir
+    %y = hd.slice %x {offset = 24 : i64}
+        : tensor<8x48x16x16xf32> -> tensor<8x24x16x16xf32>
+    ```
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input, I64Attr:$offset),
+                       parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def HD_ChannelShuffleOp : HD_LayerOp<"channel_shuffle", "Copy", [
+    SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<HD_LayerOpInterface, ["getSplitRule"]>]> {
+  let summary = "ShuffleNet's channel shuffle";
+  let description = [{
+    Views the `C` channels as `groups x C/groups`, transposes the view and
+    flattens it back: `output[n, k * groups + g] = input[n, g * C/groups + k]`,
+    as ShuffleNet writes it with `Reshape`, `Transpose` and `Reshape`.
+
+    Splittable dims: n, h, w. An output channel range reads channels spread
+    over every group, so a channel split would move the whole input.
+    Input region of a tile: the same box (all channels).
+
+    ```mlir
+    %y = hd.channel_shuffle %x {groups = 2 : i64} : tensor<8x48x16x16xf32>
+    ```
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input, I64Attr:$groups),
+                       parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
 def HD_FlattenOp : HD_LayerOp<"flatten", "View", [
