@@ -1,7 +1,10 @@
 """An ONNX model whose weights hd must read and write in every layout it
 imports: a convolution with a bias, batch norm with running statistics, a
-Gemm with transB=0 (its weight stored as in x out, the transpose of hd's)
-and one with transB=1 and a 1 x out bias.
+MatMul over the channels of a channels-last tensor by a plain in x out
+weight (a 1x1 convolution whose weight is stored transposed) with its bias,
+a [C, 1, 1] layer scale (a depthwise 1x1 convolution), a Gemm with transB=0
+(its weight stored as in x out, the transpose of hd's) and one with
+transB=1 and a 1 x out bias.
 
   weights_roundtrip.py make OUT
     writes OUT/model.onnx (random weights), OUT/x.npy, OUT/y.npy (10 samples
@@ -32,7 +35,10 @@ def weights():
         "bn.shift": rng.normal(0, 0.1, (3,)).astype(f),
         "bn.mean": rng.normal(0, 0.2, (3,)).astype(f),
         "bn.var": rng.uniform(0.5, 2.0, (3,)).astype(f),
-        "fc1.w": rng.normal(0, 0.2, (48, 8)).astype(f),  # transB=0: in x out
+        "cl.w": rng.normal(0, 0.5, (3, 4)).astype(f),    # in x out
+        "cl.b": rng.normal(0, 0.1, (4,)).astype(f),
+        "scale": rng.uniform(0.5, 1.5, (4, 1, 1)).astype(f),
+        "fc1.w": rng.normal(0, 0.2, (64, 8)).astype(f),  # transB=0: in x out
         "fc1.b": rng.normal(0, 0.1, (8,)).astype(f),
         "fc2.w": rng.normal(0, 0.3, (5, 8)).astype(f),   # transB=1: out x in
         "fc2.b": rng.normal(0, 0.1, (1, 5)).astype(f),
@@ -47,7 +53,12 @@ def model(w):
                     ["c", "bn.scale", "bn.shift", "bn.mean", "bn.var"], ["b"],
                     name="bn", epsilon=1e-5, momentum=0.9),
         h.make_node("Relu", ["b"], ["r"], name="relu"),
-        h.make_node("Flatten", ["r"], ["f"], name="flatten"),
+        h.make_node("Transpose", ["r"], ["t"], name="nhwc", perm=[0, 2, 3, 1]),
+        h.make_node("MatMul", ["t", "cl.w"], ["m"], name="linear"),
+        h.make_node("Add", ["m", "cl.b"], ["mb"], name="linear_bias"),
+        h.make_node("Transpose", ["mb"], ["u"], name="nchw", perm=[0, 3, 1, 2]),
+        h.make_node("Mul", ["scale", "u"], ["ls"], name="layer_scale"),
+        h.make_node("Flatten", ["ls"], ["f"], name="flatten"),
         h.make_node("Gemm", ["f", "fc1.w", "fc1.b"], ["g"], name="fc1"),
         h.make_node("Relu", ["g"], ["g1"], name="relu1"),
         h.make_node("Gemm", ["g1", "fc2.w", "fc2.b"], ["logits"], name="fc2",
@@ -77,7 +88,9 @@ def forward(w, x):
     s = lambda v: v[None, :, None, None]  # noqa: E731
     b = (c - s(w["bn.mean"])) / np.sqrt(s(w["bn.var"]) + 1e-5) * \
         s(w["bn.scale"]) + s(w["bn.shift"])
-    f = np.maximum(b, 0).reshape(n, -1)
+    r = np.maximum(b, 0)
+    m = r.transpose(0, 2, 3, 1) @ w["cl.w"] + w["cl.b"]
+    f = (m.transpose(0, 3, 1, 2) * w["scale"][None]).reshape(n, -1)
     g = np.maximum(f @ w["fc1.w"] + w["fc1.b"], 0)
     return g @ w["fc2.w"].T + w["fc2.b"]
 
