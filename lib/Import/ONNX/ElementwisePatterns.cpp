@@ -118,6 +118,12 @@ static LogicalResult importDropout(const onnx::NodeProto &node,
   if (!(ratio >= 0 && ratio < 1))
     return ctx.fail(node) << llvm::formatv("ratio {0} must be in [0, 1)",
                                            ratio);
+  // Dropout turned off (torchvision's models with dropout=0) drops
+  // nothing: no layer.
+  if (ratio == 0) {
+    ctx.defineOutput(node, *x);
+    return success();
+  }
   OpBuilder &b = ctx.getBuilder();
   ctx.defineOutput(node, DropoutOp::create(b, ctx.getLoc(node), *x,
                                            b.getF64FloatAttr(ratio),

@@ -29,3 +29,10 @@
 // NEW: hd.activation gelu %{{.*}} : tensor<4x4x6x6xf32>
 // NEW: hd.pool2d avg %{{.*}} {global, {{.*}} -> tensor<4x4x1x1xf32>
 // NEW: hd.flatten
+
+// Dropout turned off (ratio 0) is no layer: the flatten reads the
+// convolution.
+// RUN: hd-translate --import-onnx %S/Inputs/dropout_off.onnx --batch-size=2 | FileCheck %s --check-prefix=OFF
+// OFF: %[[C:.*]] = hd.conv2d %arg0
+// OFF-NEXT: hd.flatten %[[C]]
+// OFF-NOT: hd.dropout

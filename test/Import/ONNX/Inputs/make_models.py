@@ -234,3 +234,15 @@ inputs = [image("x", 3, 8), param("w0", [4, 3, 1, 1]), param("wm", [8, 8]),
           param("ls", [4]), param("lb", [4])]
 out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 4])
 save(h.make_graph(nodes, "layout_errors", inputs, [out]), "layout_errors.onnx")
+
+# Dropout turned off (ratio 0, as torchvision's models with dropout=0
+# export it) is no layer.
+nodes = [
+    h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[3, 3]),
+    const("off", TensorProto.FLOAT, [], [0.0]),
+    h.make_node("Dropout", ["c0", "off"], ["d"], name="dropout/off"),
+    h.make_node("Flatten", ["d"], ["logits"], name="flatten"),
+]
+inputs = [image("x", 3, 8), param("w0", [4, 3, 3, 3])]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 144])
+save(h.make_graph(nodes, "dropout_off", inputs, [out]), "dropout_off.onnx")
