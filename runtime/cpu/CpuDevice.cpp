@@ -146,14 +146,15 @@ public:
                           const float *dOut, float *dIn) override {
     cpu::activationBackward(f, count, in, dOut, dIn);
   }
-  void mulForward(int64_t rows, int64_t cols, bool broadcast, const float *a,
-                  const float *b, float *out) override {
-    cpu::mulForward(rows, cols, broadcast, a, b, out);
+  void binaryForward(BinaryFunction f, int64_t rows, int64_t cols,
+                     bool broadcast, const float *a, const float *b,
+                     float *out) override {
+    cpu::binaryForward(f, rows, cols, broadcast, a, b, out);
   }
-  void mulBackward(int64_t rows, int64_t cols, bool broadcast, const float *a,
-                   const float *b, const float *dOut, float *dA,
-                   float *dB) override {
-    cpu::mulBackward(rows, cols, broadcast, a, b, dOut, dA, dB);
+  void binaryBackward(BinaryFunction f, int64_t rows, int64_t cols,
+                      bool broadcast, const float *a, const float *b,
+                      const float *dOut, float *dA, float *dB) override {
+    cpu::binaryBackward(f, rows, cols, broadcast, a, b, dOut, dA, dB);
   }
   void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
                    bool nesterov, float *param, const float *grad,

@@ -218,40 +218,36 @@ void activationBackward(const Activation &f, int64_t count, const float *in,
   });
 }
 
-void mulForward(int64_t rows, int64_t cols, bool broadcast, const float *a,
-                const float *b, float *out) {
-  if (!broadcast) {
-    for (int64_t i = 0; i < rows * cols; ++i)
-      out[i] = a[i] * b[i];
-    return;
-  }
+void binaryForward(BinaryFunction f, int64_t rows, int64_t cols,
+                   bool broadcast, const float *a, const float *b,
+                   float *out) {
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t i = 0; i < cols; ++i)
-      out[r * cols + i] = a[r * cols + i] * b[r];
+    for (int64_t i = 0; i < cols; ++i) {
+      int64_t e = r * cols + i;
+      out[e] = applyBinary(f, a[e], b[broadcast ? r : e]);
+    }
 }
 
-void mulBackward(int64_t rows, int64_t cols, bool broadcast, const float *a,
-                 const float *b, const float *dOut, float *dA, float *dB) {
-  if (!broadcast) {
-    for (int64_t i = 0; i < rows * cols; ++i) {
-      if (dA)
-        dA[i] = dOut[i] * b[i];
-      if (dB)
-        dB[i] = dOut[i] * a[i];
-    }
-    return;
-  }
+void binaryBackward(BinaryFunction f, int64_t rows, int64_t cols,
+                    bool broadcast, const float *a, const float *b,
+                    const float *dOut, float *dA, float *dB) {
   for (int64_t r = 0; r < rows; ++r) {
-    const float *g = dOut + r * cols, *x = a + r * cols;
-    if (dA)
-      for (int64_t i = 0; i < cols; ++i)
-        dA[r * cols + i] = g[i] * b[r];
-    if (dB) {
-      double sum = 0;
-      for (int64_t i = 0; i < cols; ++i)
-        sum += double(g[i]) * x[i];
-      dB[r] = float(sum);
+    double rowSum = 0;
+    for (int64_t i = 0; i < cols; ++i) {
+      int64_t e = r * cols + i;
+      float y = b[broadcast ? r : e];
+      if (dA)
+        dA[e] = binaryGradLhs(f, y, dOut[e]);
+      if (!dB)
+        continue;
+      float g = binaryGradRhs(f, a[e], y, dOut[e]);
+      if (broadcast)
+        rowSum += g;
+      else
+        dB[e] = g;
     }
+    if (dB && broadcast)
+      dB[r] = float(rowSum);
   }
 }
 

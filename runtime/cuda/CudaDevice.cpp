@@ -295,15 +295,17 @@ public:
     cuda::activationBackward(compute_, f, count, in, dOut, dIn);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
-  void mulForward(int64_t rows, int64_t cols, bool broadcast, const float *a,
-                  const float *b, float *out) override {
-    cuda::mulForward(compute_, rows, cols, broadcast, a, b, out);
+  void binaryForward(BinaryFunction f, int64_t rows, int64_t cols,
+                     bool broadcast, const float *a, const float *b,
+                     float *out) override {
+    cuda::binaryForward(compute_, f, rows, cols, broadcast, a, b, out);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
-  void mulBackward(int64_t rows, int64_t cols, bool broadcast, const float *a,
-                   const float *b, const float *dOut, float *dA,
-                   float *dB) override {
-    cuda::mulBackward(compute_, rows, cols, broadcast, a, b, dOut, dA, dB);
+  void binaryBackward(BinaryFunction f, int64_t rows, int64_t cols,
+                      bool broadcast, const float *a, const float *b,
+                      const float *dOut, float *dA, float *dB) override {
+    cuda::binaryBackward(compute_, f, rows, cols, broadcast, a, b, dOut, dA,
+                         dB);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,

@@ -13,6 +13,7 @@
 
 #include "hdrt/Box.h"
 #include "hdrt/common/Activation.h"
+#include "hdrt/common/Binary.h"
 #include "hdrt/common/Geometry.h"
 
 #include <cuda_runtime.h>
@@ -44,16 +45,17 @@ void reluBackward(cudaStream_t s, int64_t count, const float *in,
                   const float *dOut, float *dIn);
 void add(cudaStream_t s, int64_t count, const float *a, const float *b,
          float *out);
-/// ElementwiseKernels.cu: Device::activation* and Device::mul*.
+/// ElementwiseKernels.cu: Device::activation* and Device::binary*.
 void activationForward(cudaStream_t s, const Activation &f, int64_t count,
                        const float *in, float *out);
 void activationBackward(cudaStream_t s, const Activation &f, int64_t count,
                         const float *in, const float *dOut, float *dIn);
-void mulForward(cudaStream_t s, int64_t rows, int64_t cols, bool broadcast,
-                const float *a, const float *b, float *out);
-void mulBackward(cudaStream_t s, int64_t rows, int64_t cols, bool broadcast,
-                 const float *a, const float *b, const float *dOut, float *dA,
-                 float *dB);
+void binaryForward(cudaStream_t s, BinaryFunction f, int64_t rows,
+                   int64_t cols, bool broadcast, const float *a,
+                   const float *b, float *out);
+void binaryBackward(cudaStream_t s, BinaryFunction f, int64_t rows,
+                    int64_t cols, bool broadcast, const float *a,
+                    const float *b, const float *dOut, float *dA, float *dB);
 void dropout(cudaStream_t s, const TileRegion &tile, uint64_t seed,
              uint64_t stream, float ratio, const float *in, float *out);
 void sgdMomentum(cudaStream_t s, int64_t count, float lr, float momentum,

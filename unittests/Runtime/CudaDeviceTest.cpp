@@ -186,6 +186,42 @@ TEST_F(CudaDeviceTest, ElementwiseLayersAndOptimizerMatchCpu) {
   EXPECT_TRUE(gpu->allFinite(x2.onGpu.data(), n));
 }
 
+TEST_F(CudaDeviceTest, ActivationsAndBinaryFunctionsMatchCpu) {
+  // 40 rows of 600 columns: the broadcast gradient's row sums span blocks.
+  int64_t rows = 40, cols = 600, n = rows * cols;
+  Pair x = random(n), dy = random(n), full = random(n, 0.5, 2),
+       perRow = random(rows, 0.5, 2);
+  for (Activation f : {Activation{ActivationFunction::Clip, 0, 6},
+                       Activation{ActivationFunction::HardSwish},
+                       Activation{ActivationFunction::Gelu}}) {
+    Pair y = zeros(n), dx = zeros(n);
+    for (Device *d : {cpu.get(), gpu.get()}) {
+      bool g = d == gpu.get();
+      auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
+      d->activationForward(f, n, at(x), at(y));
+      d->activationBackward(f, n, at(x), at(dy), at(dx));
+    }
+    expectSame(y);
+    expectSame(dx);
+  }
+  for (BinaryFunction f : {BinaryFunction::Add, BinaryFunction::Sub,
+                           BinaryFunction::Mul, BinaryFunction::Div})
+    for (bool broadcast : {false, true}) {
+      Pair &b = broadcast ? perRow : full;
+      Pair y = zeros(n), dA = zeros(n), dB = zeros(broadcast ? rows : n);
+      for (Device *d : {cpu.get(), gpu.get()}) {
+        bool g = d == gpu.get();
+        auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
+        d->binaryForward(f, rows, cols, broadcast, at(x), at(b), at(y));
+        d->binaryBackward(f, rows, cols, broadcast, at(x), at(b), at(dy),
+                          at(dA), at(dB));
+      }
+      expectSame(y);
+      expectSame(dA);
+      expectSame(dB);
+    }
+}
+
 TEST_F(CudaDeviceTest, BatchNormMatchesCpu) {
   // A channel of 3 * 3000 values is reduced in three slices.
   for (int64_t hw : {17, 3000})

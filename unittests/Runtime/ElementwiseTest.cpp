@@ -1,9 +1,9 @@
-//===- ElementwiseTest.cpp - activations and products against definitions -===//
+//===- ElementwiseTest.cpp - activations and binary functions --------------===//
 //
-// Oracles: each activation written out in double from its textbook
-// definition (not from hdrt/common/Activation.h), central finite
-// differences of that for the gradients, PyTorch's conventions at the kinks
-// spelled out point by point, and direct loops for hd.mul.
+// Oracles: each activation and binary function written out in double from
+// its textbook definition (not from hdrt/common/Activation.h or Binary.h),
+// central finite differences of that for the gradients, and PyTorch's
+// conventions at the kinks spelled out point by point.
 //
 //===----------------------------------------------------------------------===//
 
@@ -116,36 +116,64 @@ TEST(Elementwise, NaNStaysNaN) {
   }
 }
 
-TEST(Elementwise, MulMatchesLoopsWithAndWithoutBroadcast) {
+TEST(Elementwise, BinaryMatchesDefinitionsAndFiniteDifferences) {
   std::mt19937 rng(6);
   constexpr int64_t Rows = 6, Cols = 7;
   auto a = randomBuffer(Rows * Cols, rng), dOut = randomBuffer(Rows * Cols, rng);
-  for (bool broadcast : {false, true}) {
-    auto b = randomBuffer(broadcast ? Rows : Rows * Cols, rng);
-    auto rhs = [&](int64_t r, int64_t i) {
-      return broadcast ? b[r] : b[r * Cols + i];
-    };
-    std::vector<float> out(a.size()), dA(a.size()), dB(b.size());
-    mulForward(Rows, Cols, broadcast, a.data(), b.data(), out.data());
-    mulBackward(Rows, Cols, broadcast, a.data(), b.data(), dOut.data(),
-                dA.data(), dB.data());
-    std::vector<double> wantDB(b.size(), 0);
-    for (int64_t r = 0; r < Rows; ++r)
-      for (int64_t i = 0; i < Cols; ++i) {
-        int64_t k = r * Cols + i;
-        EXPECT_FLOAT_EQ(out[k], a[k] * rhs(r, i));
-        EXPECT_FLOAT_EQ(dA[k], dOut[k] * rhs(r, i));
-        wantDB[broadcast ? r : k] += double(dOut[k]) * a[k];
-      }
-    for (size_t j = 0; j < b.size(); ++j)
-      EXPECT_NEAR(dB[j], wantDB[j], 1e-5) << "broadcast " << broadcast;
+  using B = BinaryFunction;
+  auto definition = [](B f, double x, double y) {
+    switch (f) {
+    case B::Add:
+      return x + y;
+    case B::Sub:
+      return x - y;
+    case B::Mul:
+      return x * y;
+    case B::Div:
+      return x / y;
+    }
+    return 0.0;
+  };
+  for (B f : {B::Add, B::Sub, B::Mul, B::Div})
+    for (bool broadcast : {false, true}) {
+      // Divisors away from zero, of either sign.
+      auto b = randomBuffer(broadcast ? Rows : Rows * Cols, rng, 0.5, 2);
+      for (size_t j = 0; j < b.size(); j += 2)
+        b[j] = -b[j];
+      auto rhs = [&](int64_t r, int64_t i) -> size_t {
+        return size_t(broadcast ? r : r * Cols + i);
+      };
+      std::vector<float> out(a.size()), dA(a.size()), dB(b.size());
+      binaryForward(f, Rows, Cols, broadcast, a.data(), b.data(), out.data());
+      binaryBackward(f, Rows, Cols, broadcast, a.data(), b.data(), dOut.data(),
+                     dA.data(), dB.data());
+      // Gradients of sum(dOut * out) by central differences, per element of
+      // a, and per element of b summed over the elements that read it.
+      const double h = 1e-4;
+      std::vector<double> wantDB(b.size(), 0);
+      for (int64_t r = 0; r < Rows; ++r)
+        for (int64_t i = 0; i < Cols; ++i) {
+          size_t k = size_t(r * Cols + i);
+          double x = a[k], y = b[rhs(r, i)], g = dOut[k];
+          EXPECT_NEAR(out[k], definition(f, x, y), 1e-6) << int(f);
+          EXPECT_NEAR(dA[k],
+                      g * (definition(f, x + h, y) - definition(f, x - h, y)) /
+                          (2 * h),
+                      1e-4)
+              << int(f) << " broadcast " << broadcast;
+          wantDB[rhs(r, i)] +=
+              g * (definition(f, x, y + h) - definition(f, x, y - h)) / (2 * h);
+        }
+      for (size_t j = 0; j < b.size(); ++j)
+        EXPECT_NEAR(dB[j], wantDB[j], 1e-4)
+            << int(f) << " broadcast " << broadcast;
 
-    // Null gradients are skipped: the images need none.
-    mulBackward(Rows, Cols, broadcast, a.data(), b.data(), dOut.data(),
-                nullptr, dB.data());
-    mulBackward(Rows, Cols, broadcast, a.data(), b.data(), dOut.data(),
-                dA.data(), nullptr);
-  }
+      // Null gradients are skipped: the images need none.
+      binaryBackward(f, Rows, Cols, broadcast, a.data(), b.data(),
+                     dOut.data(), nullptr, dB.data());
+      binaryBackward(f, Rows, Cols, broadcast, a.data(), b.data(),
+                     dOut.data(), dA.data(), nullptr);
+    }
 }
 
 TEST(Elementwise, BroadcastScaleGradientsOfColumnSplitsAddUp) {
@@ -156,8 +184,8 @@ TEST(Elementwise, BroadcastScaleGradientsOfColumnSplitsAddUp) {
   auto a = randomBuffer(Rows * Cols, rng), dOut = randomBuffer(Rows * Cols, rng);
   auto b = randomBuffer(Rows, rng);
   std::vector<float> dA(a.size()), whole(Rows), parts(Rows, 0);
-  mulBackward(Rows, Cols, true, a.data(), b.data(), dOut.data(), dA.data(),
-              whole.data());
+  binaryBackward(BinaryFunction::Mul, Rows, Cols, true, a.data(), b.data(),
+                 dOut.data(), dA.data(), whole.data());
   for (int64_t lo : {int64_t(0), Left}) {
     int64_t cols = lo ? Cols - Left : Left;
     std::vector<float> sa, sd, part(Rows);
@@ -166,8 +194,8 @@ TEST(Elementwise, BroadcastScaleGradientsOfColumnSplitsAddUp) {
         sa.push_back(a[r * Cols + i]);
         sd.push_back(dOut[r * Cols + i]);
       }
-    mulBackward(Rows, cols, true, sa.data(), b.data(), sd.data(), nullptr,
-                part.data());
+    binaryBackward(BinaryFunction::Mul, Rows, cols, true, sa.data(), b.data(),
+                   sd.data(), nullptr, part.data());
     for (int64_t r = 0; r < Rows; ++r)
       parts[r] += part[r];
   }

@@ -1,9 +1,10 @@
 //===- ActivationPatterns.cpp - ONNX activations to hd.activation ---------===//
 //
 // Clip (ReLU6), Sigmoid, HardSigmoid, HardSwish and Gelu are one hd op with a
-// function. Exporters write two more as products, which Mul recognizes
-// (fuseActivationProduct): SiLU as x * Sigmoid(x), and, before opset 14,
-// hard swish as x * HardSigmoid(x).
+// function. Exporters write three more as chains: SiLU as x * Sigmoid(x)
+// and, before opset 14, hard swish as x * HardSigmoid(x), which Mul
+// recognizes (fuseActivationProduct), and, before opset 20, the exact GELU
+// with Erf, which Div recognizes (importErfGelu).
 //
 //===----------------------------------------------------------------------===//
 
@@ -138,49 +139,48 @@ FailureOr<Value> fuseActivationProduct(const onnx::NodeProto &node,
   return failure();
 }
 
-/// The exact GELU as exporters write it before opset 20:
-/// x * (1 + erf(x / sqrt(2))) * 0.5, from its Div. x may be channels-last
-/// (ConvNeXt's); the activation is then computed on its source.
-static LogicalResult importDiv(const onnx::NodeProto &node,
-                               ImportContext &ctx) {
-  StringRef xName =
-      node.input_size() == 2 ? StringRef(node.input(0)) : StringRef();
-  const onnx::NodeProto *erf = nullptr, *plusOne = nullptr, *times = nullptr,
-                        *half = nullptr;
-  if (node.input_size() == 2 && ctx.otherInputIsScalar(node, xName, M_SQRT2) &&
-      (erf = ctx.getOnlyUse(node.output(0), "Erf")) && (plusOne = ctx.getOnlyUse(erf->output(0), "Add")) &&
-      ctx.otherInputIsScalar(*plusOne, erf->output(0), 1.0) &&
-      (times = ctx.getOnlyUse(plusOne->output(0), "Mul")) && (half = ctx.getOnlyUse(times->output(0), "Mul")) &&
-      ctx.otherInputIsScalar(*half, times->output(0), 0.5)) {
-    StringRef other = times->input(0) == plusOne->output(0) ? times->input(1)
-                                                            : times->input(0);
-    if (other == xName) {
-      Value channelsLast = ctx.lookupChannelsLast(xName);
-      FailureOr<Value> x = channelsLast ? FailureOr<Value>(channelsLast)
-                                        : ctx.getElementwiseInput(node, 0);
-      if (failed(x))
-        return failure();
-      OpBuilder &b = ctx.getBuilder();
-      Value y = ActivationOp::create(
-          b, ctx.getLoc(node), *x,
-          ActivationFunctionAttr::get(b.getContext(), ActivationFunction::Gelu),
-          b.getF64FloatAttr(0), b.getF64FloatAttr(0), /*parallel=*/nullptr);
-      for (const onnx::NodeProto *n : {erf, plusOne, times, half})
-        ctx.absorb(*n);
-      if (channelsLast)
-        ctx.defineChannelsLast(half->output(0), y);
-      else
-        ctx.defineValue(half->output(0), y);
-      return success();
-    }
-  }
-  return ctx.fail(node) << "Div is supported only in GELU's erf form "
-                           "(x * (1 + erf(x / sqrt(2))) * 0.5) and in a layer "
-                           "norm";
+std::optional<LogicalResult> importErfGelu(const onnx::NodeProto &node,
+                                          ImportContext &ctx) {
+  if (node.input_size() != 2)
+    return std::nullopt;
+  StringRef x = node.input(0);
+  // Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x, .) -> Mul(0.5), each link
+  // the only consumer of the one before.
+  if (!ctx.otherInputIsScalar(node, x, M_SQRT2))
+    return std::nullopt;
+  const onnx::NodeProto *erf = ctx.getOnlyUse(node.output(0), "Erf");
+  const onnx::NodeProto *plusOne =
+      erf ? ctx.getOnlyUse(erf->output(0), "Add") : nullptr;
+  if (!plusOne || !ctx.otherInputIsScalar(*plusOne, erf->output(0), 1.0))
+    return std::nullopt;
+  const onnx::NodeProto *times = ctx.getOnlyUse(plusOne->output(0), "Mul");
+  const onnx::NodeProto *half =
+      times ? ctx.getOnlyUse(times->output(0), "Mul") : nullptr;
+  if (!half || !ctx.otherInputIsScalar(*half, times->output(0), 0.5) ||
+      times->input_size() != 2 ||
+      (times->input(0) == plusOne->output(0) ? times->input(1)
+                                             : times->input(0)) != x)
+    return std::nullopt;
+  Value channelsLast = ctx.lookupChannelsLast(x);
+  FailureOr<Value> in = channelsLast ? FailureOr<Value>(channelsLast)
+                                     : ctx.getElementwiseInput(node, 0);
+  if (failed(in))
+    return failure();
+  OpBuilder &b = ctx.getBuilder();
+  Value y = ActivationOp::create(
+      b, ctx.getLoc(node), *in,
+      ActivationFunctionAttr::get(b.getContext(), ActivationFunction::Gelu),
+      b.getF64FloatAttr(0), b.getF64FloatAttr(0), /*parallel=*/nullptr);
+  for (const onnx::NodeProto *n : {erf, plusOne, times, half})
+    ctx.absorb(*n);
+  if (channelsLast)
+    ctx.defineChannelsLast(half->output(0), y);
+  else
+    ctx.defineValue(half->output(0), y);
+  return success();
 }
 
 void addActivationPatterns(PatternTable &table) {
-  table.insert({"Div", importDiv});
   table.insert({"Clip", importClip});
   table.insert({"Sigmoid", importSigmoid});
   table.insert({"HardSigmoid", importHardSigmoid});

@@ -1,9 +1,9 @@
-//===- ElementwisePatterns.cpp - ONNX Relu, Add, Mul, Dropout, Identity ---===//
+//===- ElementwisePatterns.cpp - ONNX Relu, Add/Sub/Mul/Div, Dropout ------===//
 //
 // Layers that keep their input's shape. hd's elementwise ops take the 2-D
-// (N x F) and 4-D (N x C x H x W) activations of a CNN; Add needs equal
-// types, Mul also takes a per-sample, per-channel scale (squeeze-and-
-// excitation), and Identity adds no op at all.
+// (N x F) and 4-D (N x C x H x W) activations of a CNN; Add, Sub, Mul and
+// Div also take a per-sample, per-channel operand (squeeze-and-excitation's
+// scale), and Identity and Dropout turned off add no op at all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,19 +45,65 @@ getOperands(const onnx::NodeProto &node, ImportContext &ctx) {
   return std::make_pair(*a, *b);
 }
 
-static LogicalResult importAdd(const onnx::NodeProto &node,
-                               ImportContext &ctx) {
+/// Add, Sub, Mul and Div of two activations of one shape, or of an
+/// N x C x H x W one and an N x C x 1 x 1 one (second, or either for the
+/// commutative Add and Mul). A residual Add is hd.add; the rest hd.binary.
+static LogicalResult importBinary(const onnx::NodeProto &node,
+                                  ImportContext &ctx, BinaryFunction f) {
+  StringRef op = node.op_type();
+  for (int i = 0; i < std::min(node.input_size(), 2); ++i)
+    if (ctx.lookupConstant(node.input(i)))
+      return ctx.fail(node)
+             << "input '" << node.input(i) << "' is a constant; only " << op
+             << " of two activations"
+             << (f == BinaryFunction::Mul
+                     ? ", or of one by a [C, 1, 1] parameter, is supported"
+                     : " is supported");
   FailureOr<std::pair<Value, Value>> operands = getOperands(node, ctx);
   if (failed(operands))
     return failure();
   auto [a, b] = *operands;
-  if (a.getType() != b.getType())
-    return ctx.fail(node) << "inputs of shapes " << shapeStr(shapeOf(a))
-                          << " and " << shapeStr(shapeOf(b))
-                          << ": broadcasting is not supported";
-  ctx.defineOutput(node, AddOp::create(ctx.getBuilder(), ctx.getLoc(node), a,
-                                       b, /*parallel=*/nullptr));
+  OpBuilder &builder = ctx.getBuilder();
+  if (f == BinaryFunction::Mul)
+    if (FailureOr<Value> fused = fuseActivationProduct(node, ctx, a, b);
+        succeeded(fused)) {
+      ctx.defineOutput(node, *fused);
+      return success();
+    }
+  Shape sa = shapeOf(a), sb = shapeOf(b);
+  if (sa == sb && f == BinaryFunction::Add) {
+    ctx.defineOutput(node, AddOp::create(builder, ctx.getLoc(node), a, b,
+                                         /*parallel=*/nullptr));
+    return success();
+  }
+  bool commutative = f == BinaryFunction::Add || f == BinaryFunction::Mul;
+  // hd.binary takes the broadcast operand second.
+  if (commutative && BinaryOp::perChannel(sb, sa))
+    std::swap(a, b);
+  else if (sa != sb && !BinaryOp::perChannel(sa, sb))
+    return ctx.fail(node) << "inputs of shapes " << shapeStr(sa) << " and "
+                          << shapeStr(sb)
+                          << ": only equal shapes, or N x C x H x W and "
+                             "N x C x 1 x 1"
+                          << (commutative ? "" : " in that order")
+                          << ", are supported";
+  ctx.defineOutput(node,
+                   BinaryOp::create(builder, ctx.getLoc(node), a.getType(), a,
+                                    b,
+                                    BinaryFunctionAttr::get(
+                                        builder.getContext(), f),
+                                    /*parallel=*/nullptr));
   return success();
+}
+
+static LogicalResult importAdd(const onnx::NodeProto &node,
+                               ImportContext &ctx) {
+  return importBinary(node, ctx, BinaryFunction::Add);
+}
+
+static LogicalResult importSub(const onnx::NodeProto &node,
+                               ImportContext &ctx) {
+  return importBinary(node, ctx, BinaryFunction::Sub);
 }
 
 static LogicalResult importMul(const onnx::NodeProto &node,
@@ -67,34 +113,14 @@ static LogicalResult importMul(const onnx::NodeProto &node,
     ctx.defineOutput(node, *scaled);
     return success();
   }
-  for (int i = 0; i < std::min(node.input_size(), 2); ++i)
-    if (ctx.lookupConstant(node.input(i)))
-      return ctx.fail(node) << "input '" << node.input(i)
-                            << "' is a constant; only products of two "
-                               "activations, or of one by a [C, 1, 1] "
-                               "parameter, are supported";
-  FailureOr<std::pair<Value, Value>> operands = getOperands(node, ctx);
-  if (failed(operands))
-    return failure();
-  auto [a, b] = *operands;
-  if (FailureOr<Value> fused = fuseActivationProduct(node, ctx, a, b);
-      succeeded(fused)) {
-    ctx.defineOutput(node, *fused);
-    return success();
-  }
-  Shape sa = shapeOf(a), sb = shapeOf(b);
-  // hd.mul takes the broadcast operand second.
-  if (MulOp::scalesChannels(sb, sa))
-    std::swap(a, b);
-  else if (sa != sb && !MulOp::scalesChannels(sa, sb))
-    return ctx.fail(node) << "inputs of shapes " << shapeStr(sa) << " and "
-                          << shapeStr(sb)
-                          << ": only equal shapes, or N x C x H x W by "
-                             "N x C x 1 x 1, are supported";
-  ctx.defineOutput(node, MulOp::create(ctx.getBuilder(), ctx.getLoc(node),
-                                       a.getType(), a, b,
-                                       /*parallel=*/nullptr));
-  return success();
+  return importBinary(node, ctx, BinaryFunction::Mul);
+}
+
+static LogicalResult importDiv(const onnx::NodeProto &node,
+                               ImportContext &ctx) {
+  if (std::optional<LogicalResult> gelu = importErfGelu(node, ctx))
+    return *gelu;
+  return importBinary(node, ctx, BinaryFunction::Div);
 }
 
 static LogicalResult importDropout(const onnx::NodeProto &node,
@@ -144,6 +170,8 @@ void addElementwisePatterns(PatternTable &table) {
   table.insert({"Relu", importRelu});
   table.insert({"Add", importAdd});
   table.insert({"Mul", importMul});
+  table.insert({"Sub", importSub});
+  table.insert({"Div", importDiv});
   table.insert({"Dropout", importDropout});
   table.insert({"Identity", importIdentity});
 }

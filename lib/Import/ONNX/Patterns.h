@@ -55,6 +55,14 @@ mlir::FailureOr<mlir::Value> fuseActivationProduct(const onnx::NodeProto &node,
 std::optional<mlir::LogicalResult>
 foldShapeArithmetic(const onnx::NodeProto &node, ImportContext &ctx);
 
+/// The exact GELU as exporters write it before opset 20,
+/// x * (1 + erf(x / sqrt(2))) * 0.5, matched from its Div, as one
+/// hd.activation; x may be channels-last (ConvNeXt's), and the activation
+/// is then computed on its source. nullopt when `node` does not start
+/// that chain.
+std::optional<mlir::LogicalResult>
+importErfGelu(const onnx::NodeProto &node, ImportContext &ctx);
+
 /// The axes a ReduceMean averages: an attribute, or (opset 18) a constant
 /// input.
 mlir::FailureOr<Shape> getReduceAxes(const onnx::NodeProto &node,

@@ -18,6 +18,7 @@
 
 #include "hdrt/Box.h"
 #include "hdrt/common/Activation.h"
+#include "hdrt/common/Binary.h"
 #include "hdrt/common/Geometry.h"
 #include "hdrt/mpi/Exchange.h"
 
@@ -122,14 +123,16 @@ public:
   virtual void activationBackward(const Activation &f, int64_t count,
                                   const float *in, const float *dOut,
                                   float *dIn) = 0;
-  /// out = a * b over `rows` x `cols` values; b holds one value per row
-  /// when `broadcast`, else one per element. Backward writes dA and dB (the
-  /// row sums of dOut * a when broadcast); either may be null.
-  virtual void mulForward(int64_t rows, int64_t cols, bool broadcast,
-                          const float *a, const float *b, float *out) = 0;
-  virtual void mulBackward(int64_t rows, int64_t cols, bool broadcast,
-                           const float *a, const float *b, const float *dOut,
-                           float *dA, float *dB) = 0;
+  /// hd.binary (common/Binary.h): out = a f b over `rows` x `cols` values;
+  /// b holds one value per row when `broadcast`, else one per element.
+  /// Backward writes dA and dB (row sums when broadcast); either may be
+  /// null.
+  virtual void binaryForward(BinaryFunction f, int64_t rows, int64_t cols,
+                             bool broadcast, const float *a, const float *b,
+                             float *out) = 0;
+  virtual void binaryBackward(BinaryFunction f, int64_t rows, int64_t cols,
+                              bool broadcast, const float *a, const float *b,
+                              const float *dOut, float *dA, float *dB) = 0;
   virtual void dropout(const TileRegion &tile, uint64_t seed, uint64_t stream,
                        float ratio, const float *in, float *out) = 0;
   virtual void sgdMomentum(int64_t count, float lr, float momentum,

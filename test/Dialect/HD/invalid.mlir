@@ -284,7 +284,7 @@ func.func @activation_rank(%x: tensor<2x8x3xf32>) -> tensor<2x8x3xf32> {
 
 func.func @mul_broadcast(%x: tensor<2x8x4x4xf32>, %s: tensor<2x8x4x1xf32>) -> tensor<2x8x4x4xf32> {
   // expected-error @+1 {{rhs of shape 2x8x4x1 must be the lhs's shape 2x8x4x4 or, for a 4-D lhs, N x C x 1 x 1}}
-  %0 = hd.mul %x, %s : tensor<2x8x4x4xf32>, tensor<2x8x4x1xf32>
+  %0 = hd.binary mul %x, %s : tensor<2x8x4x4xf32>, tensor<2x8x4x1xf32>
   return %0 : tensor<2x8x4x4xf32>
 }
 
@@ -292,7 +292,7 @@ func.func @mul_broadcast(%x: tensor<2x8x4x4xf32>, %s: tensor<2x8x4x1xf32>) -> te
 
 func.func @mul_channels(%x: tensor<2x8x4x4xf32>, %s: tensor<2x4x1x1xf32>) -> tensor<2x8x4x4xf32> {
   // expected-error @+1 {{rhs of shape 2x4x1x1 must be the lhs's shape 2x8x4x4 or, for a 4-D lhs, N x C x 1 x 1}}
-  %0 = hd.mul %x, %s : tensor<2x8x4x4xf32>, tensor<2x4x1x1xf32>
+  %0 = hd.binary mul %x, %s : tensor<2x8x4x4xf32>, tensor<2x4x1x1xf32>
   return %0 : tensor<2x8x4x4xf32>
 }
 

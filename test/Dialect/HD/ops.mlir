@@ -57,10 +57,10 @@ func.func @modern(%x: tensor<8x16x9x9xf32>) -> tensor<8x16x9x9xf32> {
   %hg = hd.activation hardsigmoid %sg {alpha = 0.16666666666666666, beta = 0.5} : tensor<8x16x1x1xf32>
   // Squeeze-and-excitation's scale, split over h and w, and a product of
   // two activations of one shape.
-  // CHECK: hd.mul %{{.*}}, %{{.*}} {parallel = #hd.pconfig<n = 1, c = 2, h = 3, w = 1>} : tensor<8x16x9x9xf32>, tensor<8x16x1x1xf32>
-  %se = hd.mul %ge, %hg {parallel = #hd.pconfig<n = 1, c = 2, h = 3, w = 1>} : tensor<8x16x9x9xf32>, tensor<8x16x1x1xf32>
-  // CHECK: hd.mul %{{.*}}, %{{.*}} : tensor<8x16x9x9xf32>, tensor<8x16x9x9xf32>
-  %sq = hd.mul %se, %x : tensor<8x16x9x9xf32>, tensor<8x16x9x9xf32>
+  // CHECK: hd.binary mul %{{.*}}, %{{.*}} {parallel = #hd.pconfig<n = 1, c = 2, h = 3, w = 1>} : tensor<8x16x9x9xf32>, tensor<8x16x1x1xf32>
+  %se = hd.binary mul %ge, %hg {parallel = #hd.pconfig<n = 1, c = 2, h = 3, w = 1>} : tensor<8x16x9x9xf32>, tensor<8x16x1x1xf32>
+  // CHECK: hd.binary mul %{{.*}}, %{{.*}} : tensor<8x16x9x9xf32>, tensor<8x16x9x9xf32>
+  %sq = hd.binary mul %se, %x : tensor<8x16x9x9xf32>, tensor<8x16x9x9xf32>
   return %sq : tensor<8x16x9x9xf32>
 }
 

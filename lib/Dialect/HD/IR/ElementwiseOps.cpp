@@ -1,7 +1,7 @@
 //===- ElementwiseOps.cpp - verifiers of the elementwise layers -----------===//
 //
-// ReLU, dropout, add, the activations and the product: layers that keep
-// their input's shape, split along any dimension.
+// ReLU, dropout, add, the activations and the binary functions: layers
+// that keep their input's shape, split along any dimension.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,18 +61,18 @@ LogicalResult ActivationOp::verify() {
   }
 }
 
-LogicalResult MulOp::verify() {
+LogicalResult BinaryOp::verify() {
   if (failed(checkElementwise(*this, getLhs(), "lhs")))
     return failure();
   ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
-  if (rhs == lhs || scalesChannels(lhs, rhs))
+  if (rhs == lhs || perChannel(lhs, rhs))
     return success();
   return emitOpError() << "rhs of shape " << shapeStr(rhs)
                        << " must be the lhs's shape " << shapeStr(lhs)
                        << " or, for a 4-D lhs, N x C x 1 x 1";
 }
 
-TileBox MulOp::getInputBox(unsigned operandIndex, const TileBox &out) {
+TileBox BinaryOp::getInputBox(unsigned operandIndex, const TileBox &out) {
   TileBox box = out;
   if (operandIndex == 1 && isBroadcast() && !out.empty())
     box[2] = box[3] = {0, 1};

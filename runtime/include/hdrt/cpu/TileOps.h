@@ -13,6 +13,7 @@
 #define HDRT_CPU_TILEOPS_H
 
 #include "hdrt/common/Activation.h"
+#include "hdrt/common/Binary.h"
 #include "hdrt/common/Geometry.h"
 
 #include <cstdint>
@@ -100,11 +101,12 @@ void activationForward(const Activation &f, int64_t count, const float *in,
 void activationBackward(const Activation &f, int64_t count, const float *in,
                         const float *dOut, float *dIn);
 
-/// hd.mul (Device::mulForward/Backward): b per row when `broadcast`.
-void mulForward(int64_t rows, int64_t cols, bool broadcast, const float *a,
-                const float *b, float *out);
-void mulBackward(int64_t rows, int64_t cols, bool broadcast, const float *a,
-                 const float *b, const float *dOut, float *dA, float *dB);
+/// hd.binary (Device::binaryForward/Backward): b per row when `broadcast`.
+void binaryForward(BinaryFunction f, int64_t rows, int64_t cols,
+                   bool broadcast, const float *a, const float *b, float *out);
+void binaryBackward(BinaryFunction f, int64_t rows, int64_t cols,
+                    bool broadcast, const float *a, const float *b,
+                    const float *dOut, float *dA, float *dB);
 
 /// Layer norm over channels and the channel shuffle
 /// (Device::layerNorm*, Device::channelShuffle).

@@ -187,6 +187,7 @@ nodes = [
     h.make_node("ReduceMean", ["m2"], ["rh"], name="mean/height", axes=[2]),
     h.make_node("HardSigmoid", ["c0"], ["hz"], name="hardsigmoid/flat",
                 alpha=0.0),
+    h.make_node("Sub", ["g", "c0"], ["sb"], name="sub/broadcast_first"),
     h.make_node("Flatten", ["g"], ["logits"], name="flatten"),
 ]
 inputs = [image("x", 3, 8), param("w0", [4, 3, 3, 3])]
@@ -246,3 +247,27 @@ nodes = [
 inputs = [image("x", 3, 8), param("w0", [4, 3, 3, 3])]
 out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 144])
 save(h.make_graph(nodes, "dropout_off", inputs, [out]), "dropout_off.onnx")
+
+# Sum, difference, product and quotient with a per-sample, per-channel
+# operand (a sigmoid gate of the global pool) or one of the same shape (a
+# sigmoid), in either order for Add and Mul; the divisors are sigmoids,
+# positive.
+nodes = [
+    h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[3, 3],
+                pads=[1, 1, 1, 1]),
+    h.make_node("GlobalAveragePool", ["c0"], ["g"], name="gap"),
+    h.make_node("Sigmoid", ["g"], ["gate"], name="gate"),
+    h.make_node("Add", ["gate", "c0"], ["a"], name="add/gate_first"),
+    h.make_node("Sub", ["a", "gate"], ["s"], name="sub"),
+    h.make_node("Div", ["s", "gate"], ["d"], name="div"),
+    h.make_node("Mul", ["d", "gate"], ["m"], name="mul"),
+    h.make_node("Sigmoid", ["c0"], ["sg"], name="sigmoid"),
+    h.make_node("Div", ["m", "sg"], ["q"], name="div/same_shape"),
+    h.make_node("Sub", ["q", "c0"], ["r"], name="sub/same_shape"),
+    h.make_node("Flatten", ["r"], ["f"], name="flatten"),
+    h.make_node("Gemm", ["f", "wf"], ["logits"], name="fc", transB=1),
+]
+inputs = [image("x", 3, 6), param("w0", [4, 3, 3, 3]), param("wf", [5, 144])]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 5])
+save(h.make_graph(nodes, "binary_broadcast", inputs, [out]),
+     "binary_broadcast.onnx")

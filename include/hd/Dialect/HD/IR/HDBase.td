@@ -106,6 +106,18 @@ def HD_ActivationFunction : I32EnumAttr<"ActivationFunction",
   let cppNamespace = "::hd";
 }
 
+// The numbers are the runtime's (hdrt::BinaryFunction, in
+// hdrt/common/Binary.h): the descriptor carries them.
+def HD_BinaryFunction : I32EnumAttr<"BinaryFunction",
+    "elementwise binary function", [
+    I32EnumAttrCase<"Add", 0, "add">,
+    I32EnumAttrCase<"Sub", 1, "sub">,
+    I32EnumAttrCase<"Mul", 2, "mul">,
+    I32EnumAttrCase<"Div", 3, "div">
+  ]> {
+  let cppNamespace = "::hd";
+}
+
 def HD_PConfigAttr : HD_Attr<"PConfig", "pconfig"> {
   let summary = "degrees of a layer's split along n, c, h and w";
   let description = [{

@@ -177,36 +177,39 @@ def HD_ActivationOp
   let assemblyFormat = "$function $input attr-dict `:` type($input)";
 }
 
-def HD_MulOp : HD_LayerOp<"mul", "Elementwise", [
+def HD_BinaryOp : HD_LayerOp<"binary", "Elementwise", [
     AllTypesMatch<["lhs", "output"]>,
     DeclareOpInterfaceMethods<HD_LayerOpInterface, ["getInputBox"]>]> {
-  let summary = "elementwise product, with a per-sample, per-channel scale";
+  let summary = "elementwise sum, difference, product or quotient, with a "
+                "per-sample, per-channel operand";
   let description = [{
-    `output = lhs * rhs`, where `rhs` has `lhs`'s type or, for a 4-D `lhs`
-    of `N x C x H x W`, is `N x C x 1 x 1` and scales every pixel of a
-    channel (squeeze-and-excitation).
+    `output = lhs f rhs` with `f` one of `add`, `sub`, `mul`, `div`, where
+    `rhs` has `lhs`'s type or, for a 4-D `lhs` of `N x C x H x W`, is
+    `N x C x 1 x 1` and applies to every pixel of a channel (squeeze-and-
+    excitation's scale). The residual sum of two tensors of one type is
+    `hd.add`.
 
     Splittable dims: every dim of the output.
     Input region of a tile: the same box of `lhs`; of a broadcast `rhs`, the
     tile's samples and channels at its one pixel, so that tasks splitting h
-    or w read the same scales and their gradients add up.
+    or w read the same values and their gradients add up.
 
     ```mlir
-    %y = hd.mul %x, %s : tensor<8x32x56x56xf32>, tensor<8x32x1x1xf32>
+    %y = hd.binary mul %x, %s : tensor<8x32x56x56xf32>, tensor<8x32x1x1xf32>
     ```
   }];
-  let arguments = !con((ins HD_FloatTensor:$lhs, HD_FloatTensor:$rhs),
-                       parallelArg);
+  let arguments = !con((ins HD_FloatTensor:$lhs, HD_FloatTensor:$rhs,
+                        HD_BinaryFunction:$function), parallelArg);
   let results = (outs HD_FloatTensor:$output);
   let assemblyFormat =
-      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
+      "$function $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
   let extraClassDeclaration = [{
-    /// Whether `scale` is one value per sample and channel of `x`: N x C x
-    /// 1 x 1 for an N x C x H x W `x` (the importer asks it too).
-    static bool scalesChannels(::llvm::ArrayRef<int64_t> x,
-                               ::llvm::ArrayRef<int64_t> scale) {
-      return x.size() == 4 && scale.size() == 4 && scale[0] == x[0] &&
-             scale[1] == x[1] && scale[2] == 1 && scale[3] == 1;
+    /// Whether `operand` is one value per sample and channel of `x`: N x C
+    /// x 1 x 1 for an N x C x H x W `x` (the importer asks it too).
+    static bool perChannel(::llvm::ArrayRef<int64_t> x,
+                           ::llvm::ArrayRef<int64_t> operand) {
+      return x.size() == 4 && operand.size() == 4 && operand[0] == x[0] &&
+             operand[1] == x[1] && operand[2] == 1 && operand[3] == 1;
     }
     /// Whether `rhs` is one value per sample and channel.
     bool isBroadcast() {

@@ -1,10 +1,10 @@
-//===- Mul.cpp - hd.mul on this rank's tile -------------------------------===//
+//===- Binary.cpp - hd.binary on this rank's tile -------------------------===//
 //
-// The product of two activations of one shape, or of an N x C x H x W
-// activation and an N x C x 1 x 1 scale (squeeze-and-excitation). A task
-// that splits h or w reads its samples' and channels' scales whole; its
-// partial gradient of them is added to the other tasks' by the backward
-// transfer.
+// Sum, difference, product or quotient of two activations of one shape, or
+// of an N x C x H x W activation and an N x C x 1 x 1 one (a squeeze-and-
+// excitation scale). A task that splits h or w reads its samples' and
+// channels' values of the broadcast operand whole; its partial gradient of
+// them is added to the other tasks' by the backward transfer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,10 @@
 namespace hdrt::exec {
 
 namespace {
+
+BinaryFunction functionOf(const Layer &l) {
+  return BinaryFunction(l.desc<BinaryDesc>().function);
+}
 
 bool isBroadcast(const Layer &l) {
   const Partition &rhs = l.inputs[1]->source;
@@ -30,8 +34,12 @@ Rows rowsOf(const Layer &l) {
   return {extent(l.tile, 0) * extent(l.tile, 1), spatial(l.tile)};
 }
 
-class MulImplementation final : public LayerImpl {
+class BinaryImplementation final : public LayerImpl {
   void prepare(Program &, Layer &l) const override {
+    if (!isBinaryFunction(l.desc<BinaryDesc>().function))
+      throw Error("layer '" + l.name + "': binary function " +
+                  std::to_string(l.desc<BinaryDesc>().function) +
+                  " is not one this runtime knows");
     const Partition &lhs = l.inputs[0]->source, &rhs = l.inputs[1]->source;
     bool same = lhs.rank == l.out.rank && rhs.rank == l.out.rank;
     for (int d = 0; same && d < l.out.rank; ++d)
@@ -55,8 +63,8 @@ class MulImplementation final : public LayerImpl {
   void forward(Program &p, Layer &l) const override {
     KernelTimer k(p.timers());
     Rows r = rowsOf(l);
-    p.device().mulForward(r.rows, r.cols, isBroadcast(l), l.inputs[0]->in,
-                          l.inputs[1]->in, l.value.data());
+    p.device().binaryForward(functionOf(l), r.rows, r.cols, isBroadcast(l),
+                             l.inputs[0]->in, l.inputs[1]->in, l.value.data());
   }
 
   void backward(Program &p, Layer &l) const override {
@@ -65,15 +73,15 @@ class MulImplementation final : public LayerImpl {
       return;
     KernelTimer k(p.timers());
     Rows r = rowsOf(l);
-    p.device().mulBackward(r.rows, r.cols, isBroadcast(l), a.in, b.in,
-                           l.grad.data(), a.dIn, b.dIn);
+    p.device().binaryBackward(functionOf(l), r.rows, r.cols, isBroadcast(l),
+                              a.in, b.in, l.grad.data(), a.dIn, b.dIn);
   }
 };
 
 } // namespace
 
-const LayerImpl &MulImpl() {
-  static const MulImplementation impl;
+const LayerImpl &BinaryImpl() {
+  static const BinaryImplementation impl;
   return impl;
 }
 
