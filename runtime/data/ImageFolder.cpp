@@ -58,6 +58,30 @@ std::vector<std::string> sortedEntries(const fs::path &dir, Keep keep) {
   return names;
 }
 
+/// The images of a class directory and of every directory below it (links
+/// followed), in torchvision's order: directories sorted by path, each
+/// one's files by name.
+std::vector<std::string> classImages(const fs::path &dir) {
+  std::vector<std::pair<std::string, std::string>> found; // (directory, name)
+  std::error_code ec;
+  fs::recursive_directory_iterator it(
+      dir, fs::directory_options::follow_directory_symlink, ec),
+      end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code typeEc;
+    if (hasImageExtension(it->path()) && it->is_regular_file(typeEc))
+      found.emplace_back(it->path().parent_path().string(),
+                         it->path().filename().string());
+  }
+  if (ec)
+    fail(dir.string(), "cannot list it: " + ec.message());
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> paths;
+  for (const auto &[parent, name] : found)
+    paths.push_back((fs::path(parent) / name).string());
+  return paths;
+}
+
 class ImageFolder : public Dataset {
 public:
   ImageFolder(std::string root, ImageShape shape, std::vector<ImageFile> files,
@@ -182,17 +206,12 @@ std::unique_ptr<Dataset> openImageFolder(const std::string &root,
   std::vector<ImageFile> files;
   for (size_t label = 0; label < classes.size(); ++label) {
     fs::path dir = fs::path(root) / classes[label];
-    std::vector<std::string> names = sortedEntries(
-        dir, [](const fs::directory_entry &e, std::error_code &ec) {
-          return hasImageExtension(e.path()) && e.is_regular_file(ec);
-        });
-    if (names.empty())
+    std::vector<std::string> paths = classImages(dir);
+    if (paths.empty())
       fail(dir.string(), "no images in class '" + classes[label] +
                              "' (files ending .png, .jpg or .jpeg)");
-    for (const std::string &name : names) {
-      std::string path = (dir / name).string();
+    for (const std::string &path : paths)
       files.push_back({path, int32_t(label), readImageInfo(path)});
-    }
   }
   return std::make_unique<ImageFolder>(root, options.model, std::move(files),
                                        classes.size());

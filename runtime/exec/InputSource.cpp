@@ -76,8 +76,8 @@ int64_t DatasetInput::sampleAt(int64_t position) const {
       std::iota(perm->begin(), perm->end(), 0);
       uint64_t stream = streamOf(kShuffle, uint64_t(epoch));
       for (int64_t i = size - 1; i > 0; --i) {
-        int64_t j = std::min<int64_t>(
-            i, int64_t(uniform(pre_.seed, stream, uint64_t(i)) * (i + 1)));
+        int64_t j = int64_t(
+            uniformIndex(pre_.seed, stream, uint64_t(i), uint64_t(i + 1)));
         std::swap((*perm)[size_t(i)], (*perm)[size_t(j)]);
       }
       cached = std::move(perm);
@@ -109,10 +109,8 @@ void DatasetInput::readAugmented(int64_t position, int64_t sample,
   const data::ImageShape s = data_->shape();
   uint64_t stream = streamOf(kAugment, uint64_t(position));
   int64_t p = std::max<int64_t>(pre_.cropPadding, 0);
-  int64_t dy = std::min<int64_t>(
-      2 * p, int64_t(uniform(pre_.seed, stream, 0) * float(2 * p + 1)));
-  int64_t dx = std::min<int64_t>(
-      2 * p, int64_t(uniform(pre_.seed, stream, 1) * float(2 * p + 1)));
+  int64_t dy = int64_t(uniformIndex(pre_.seed, stream, 0, uint64_t(2 * p + 1)));
+  int64_t dx = int64_t(uniformIndex(pre_.seed, stream, 1, uint64_t(2 * p + 1)));
   bool flip = pre_.flip && uniform(pre_.seed, stream, 2) < 0.5f;
   // The source columns of out's first and last column, in order.
   int64_t xa = (flip ? s.w - 1 - r.x0 : r.x0) + dx - p;

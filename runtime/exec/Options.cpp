@@ -344,6 +344,12 @@ bool parseOptions(int argc, char **argv, Options &o, bool &help,
       error = "unknown option '" + std::string(argv[i]) + "'";
       return false;
     }
+    if (!spec->value && inlineValue) {
+      // A switch takes no value: --shuffle=0 would read as on.
+      error = flag + " is a switch and takes no value; leave it out to "
+                     "turn it off";
+      return false;
+    }
     if (spec->value && !inlineValue) {
       if (i + 1 >= argc) {
         error = flag + " needs a value";

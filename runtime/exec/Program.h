@@ -275,6 +275,8 @@ private:
   std::string weightsFromCheckpoint(const std::vector<mpi::Shard> &shards,
                                     std::vector<std::vector<float>> &tensors);
   std::string weightsFromOnnx(std::vector<std::vector<float>> &tensors);
+  std::map<std::string, std::vector<int64_t>>
+  sourceDims(std::string &error) const;
   void checkExport() const;
   void exportOnnx();
   void checkpoint(int64_t step);

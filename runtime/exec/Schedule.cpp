@@ -15,7 +15,9 @@ double learningRate(const Options &o, int64_t step, int64_t steps) {
   case LrSchedule::Step: {
     std::vector<int64_t> milestones = o.milestones;
     if (milestones.empty())
-      milestones = {steps / 2, steps * 3 / 4};
+      // Never step 0: a run of one step keeps its rate.
+      milestones = {std::max<int64_t>(1, steps / 2),
+                    std::max<int64_t>(1, steps * 3 / 4)};
     for (int64_t m : milestones)
       if (step >= m)
         lr *= o.gamma;

@@ -32,6 +32,13 @@ std::string shapeText(const std::vector<int64_t> &dims) {
   return s.empty() ? "a scalar" : s;
 }
 
+int64_t volume(const std::vector<int64_t> &dims) {
+  int64_t v = 1;
+  for (int64_t d : dims)
+    v *= d;
+  return v;
+}
+
 /// Dims without the 1s: a bias may be stored as 1 x C.
 std::vector<int64_t> squeezed(const std::vector<int64_t> &dims) {
   std::vector<int64_t> out;
@@ -197,6 +204,22 @@ std::string Program::weightsFromOnnx(std::vector<std::vector<float>> &tensors) {
 
 /// Before training: an export needs the source model and every
 /// parameter's place in it.
+/// The dims the source model gives its tensors (inputs and initializers):
+/// the exported weights keep them.
+std::map<std::string, std::vector<int64_t>>
+Program::sourceDims(std::string &error) const {
+  std::map<std::string, std::vector<int64_t>> dims;
+  onnx::Graph source;
+  if (!onnx::readGraph(source_.data(), source_.size(), source, error))
+    return dims;
+  for (const onnx::Tensor &t : source.inputs)
+    if (t.hasShape)
+      dims[t.name] = t.dims;
+  for (const onnx::Tensor &t : source.initializers)
+    dims[t.name] = t.dims;
+  return dims;
+}
+
 void Program::checkExport() const {
   if (options_.exportOnnx.empty())
     return;
@@ -204,12 +227,29 @@ void Program::checkExport() const {
   if (source_.empty())
     error = "--export-onnx needs a program compiled from an ONNX model; this "
             "one has no source model";
+  std::map<std::string, std::vector<int64_t>> dims;
+  if (error.empty())
+    dims = sourceDims(error);
+  // Before the first step, not after the last: a tensor the source model
+  // declares with another element count could not be written back.
   for (const Layer &l : layers_)
-    for (const Param &p : l.params)
-      if (error.empty() && !l.sources.count(p.suffix))
+    for (const Param &p : l.params) {
+      if (!error.empty())
+        break;
+      auto src = l.sources.find(p.suffix);
+      if (src == l.sources.end()) {
         error = "--export-onnx: the program does not know which tensor of "
                 "its source model holds '" +
                 p.name + "'";
+        break;
+      }
+      auto d = dims.find(src->second.first);
+      if (d != dims.end() && volume(d->second) != volume(p.shape))
+        error = "--export-onnx: the source model's tensor '" +
+                src->second.first + "' is " + shapeText(d->second) +
+                ", which cannot hold '" + p.name + "' (" +
+                shapeText(p.shape) + ")";
+    }
   if (!error.empty())
     throw CollectiveError(error);
 }
@@ -224,16 +264,9 @@ void Program::exportOnnx() {
   if (!mpi::gatherTensors(MPI_COMM_WORLD, shards, tensors, error))
     throw CollectiveError("cannot export the weights: " + error);
   if (rank_ == 0) {
-    // Each tensor keeps the dims the source model gives it.
-    onnx::Graph source;
-    std::map<std::string, std::vector<int64_t>> dims;
-    if (onnx::readGraph(source_.data(), source_.size(), source, error)) {
-      for (const onnx::Tensor &t : source.inputs)
-        if (t.hasShape)
-          dims[t.name] = t.dims;
-      for (const onnx::Tensor &t : source.initializers)
-        dims[t.name] = t.dims;
-    }
+    // Each tensor keeps the dims the source model gives it (checkExport
+    // made sure they hold it).
+    std::map<std::string, std::vector<int64_t>> dims = sourceDims(error);
     std::vector<onnx::Tensor> weights;
     size_t next = 0;
     for (const Layer &l : layers_)

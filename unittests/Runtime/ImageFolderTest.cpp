@@ -76,7 +76,9 @@ TEST_F(ImageFolderTest, ImageFolder) {
         rgba = randomBytes(MH * MW * 4, 12), wide = randomBytes(3 * 7 * 3, 13),
         tall = randomBytes(9 * 2, 14);
   // cat: a.png (RGB), b.PNG (gray); dog: c.png (RGBA), d.png (7 x 3, RGB),
-  // e.png (2 x 9, gray); emu: f.jpeg. Other files are not images.
+  // e.png (2 x 9, gray), and below it (as torchvision, directories in path
+  // order after the class's own files) a_dir/h.png, z/g.png; emu: f.jpeg.
+  // Other files are not images.
   writePng((root / "cat/a.png").string(), MW, MH, PNG_FORMAT_RGB, rgb);
   writePng((root / "cat/b.PNG").string(), MW, MH, PNG_FORMAT_GRAY, gray);
   writePng((root / "dog/c.png").string(), MW, MH, PNG_FORMAT_RGBA, rgba);
@@ -84,19 +86,23 @@ TEST_F(ImageFolderTest, ImageFolder) {
   writePng((root / "dog/e.png").string(), 2, 9, PNG_FORMAT_GRAY, tall);
   const uint8_t color[3] = {200, 100, 50};
   writeJpeg((root / "emu/f.jpeg").string(), 16, 16, constantRgb(16, 16, color));
+  fs::create_directories(root / "dog/z");
+  fs::create_directories(root / "dog/a_dir");
+  writePng((root / "dog/z/g.png").string(), MW, MH, PNG_FORMAT_GRAY, gray);
+  writePng((root / "dog/a_dir/h.png").string(), MW, MH, PNG_FORMAT_RGB, rgb);
   writeFile((root / "dog/notes.txt").string(), {'h', 'i'});
   writeFile((root / "README").string(), {'h', 'i'});
 
   std::unique_ptr<Dataset> ds = openDataset(root.string(), model(3, MH, MW));
-  ASSERT_EQ(ds->size(), 6);
+  ASSERT_EQ(ds->size(), 8);
   EXPECT_EQ(ds->describe(),
             "ImageFolder '" + root.string() +
-                "': 6 images (5 PNG, 1 JPEG) in 3 classes, resized and "
+                "': 8 images (7 PNG, 1 JPEG) in 3 classes, resized and "
                 "cropped to 3x5x4 (uint8)");
   std::vector<int32_t> labels;
   for (int64_t i = 0; i < ds->size(); ++i)
     labels.push_back(ds->label(i));
-  EXPECT_EQ(labels, (std::vector<int32_t>{0, 0, 1, 1, 1, 2}));
+  EXPECT_EQ(labels, (std::vector<int32_t>{0, 0, 1, 1, 1, 1, 1, 2}));
 
   for (Region r : {Region::whole(ds->shape()), Region{1, 3, 1, 4, 1, 3}}) {
     // The model's size: exact values, gray replicated, alpha dropped.
@@ -122,8 +128,15 @@ TEST_F(ImageFolderTest, ImageFolder) {
           return resizedValue(tall, 2, 9, 1, 3, c, y, x);
         },
         1e-5f);
+    // Below the class directory: a_dir/h.png (RGB), then z/g.png (gray).
+    expectRegion(*ds, 5, r, [&](int64_t c, int64_t y, int64_t x) {
+      return rgb[(y * MW + x) * 3 + c] / 255.0f;
+    });
+    expectRegion(*ds, 6, r, [&](int64_t, int64_t y, int64_t x) {
+      return gray[y * MW + x] / 255.0f;
+    });
     expectRegion(
-        *ds, 5, r,
+        *ds, 7, r,
         [&](int64_t c, int64_t, int64_t) { return color[c] / 255.0f; },
         3 / 255.0f);
   }

@@ -28,10 +28,25 @@ HDRT_HOST_DEVICE inline uint64_t mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
+/// 64 random bits for element `index` of stream `stream`.
+HDRT_HOST_DEVICE inline uint64_t randomBits(uint64_t seed, uint64_t stream,
+                                            uint64_t index) {
+  return mix64(mix64(seed * 0x9e3779b97f4a7c15ull + stream) + index);
+}
+
 /// A uniform number in [0, 1) for element `index` of stream `stream`.
 HDRT_HOST_DEVICE inline float uniform(uint64_t seed, uint64_t stream, uint64_t index) {
-  uint64_t h = mix64(mix64(seed * 0x9e3779b97f4a7c15ull + stream) + index);
+  uint64_t h = randomBits(seed, stream, index);
   return static_cast<float>(h >> 40) * (1.0f / 16777216.0f); // 24 bits
+}
+
+/// A uniform integer in [0, n) for element `index` of stream `stream`, from
+/// all 64 bits (the high word of bits * n): a float's 24 bits could reach
+/// only 2^24 of the indices of a larger data set.
+inline uint64_t uniformIndex(uint64_t seed, uint64_t stream, uint64_t index,
+                             uint64_t n) {
+  return uint64_t((unsigned __int128)randomBits(seed, stream, index) * n >>
+                  64);
 }
 
 } // namespace hdrt

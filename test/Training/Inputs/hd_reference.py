@@ -55,9 +55,17 @@ def mix64(z):
     return z ^ (z >> 31)
 
 
+def random_bits(seed, stream, index):
+    return mix64(mix64((seed * 0x9e3779b97f4a7c15 + stream) & MASK) + index)
+
+
 def uniform(seed, stream, index):
-    h = mix64(mix64((seed * 0x9e3779b97f4a7c15 + stream) & MASK) + index)
-    return np.float32((h >> 40) * (1.0 / 16777216.0))
+    return np.float32((random_bits(seed, stream, index) >> 40) *
+                      (1.0 / 16777216.0))
+
+
+def uniform_index(seed, stream, index, n):
+    return (random_bits(seed, stream, index) * n) >> 64
 
 
 def stream_of(kind, a, b=0):
@@ -84,8 +92,7 @@ class Batches:
             perm = list(range(size))
             stream = stream_of(K_SHUFFLE, epoch)
             for i in range(size - 1, 0, -1):
-                u = uniform(self.args.seed, stream, i)
-                j = min(i, int(u * np.float32(i + 1)))
+                j = uniform_index(self.args.seed, stream, i, i + 1)
                 perm[i], perm[j] = perm[j], perm[i]
             self.orders[epoch] = perm
         return self.orders[epoch]
@@ -105,8 +112,8 @@ class Batches:
             return x
         p = max(a.crop, 0)
         stream = stream_of(K_AUGMENT, position)
-        dy = min(2 * p, int(uniform(a.seed, stream, 0) * np.float32(2 * p + 1)))
-        dx = min(2 * p, int(uniform(a.seed, stream, 1) * np.float32(2 * p + 1)))
+        dy = uniform_index(a.seed, stream, 0, 2 * p + 1)
+        dx = uniform_index(a.seed, stream, 1, 2 * p + 1)
         flip = a.flip and uniform(a.seed, stream, 2) < np.float32(0.5)
         h, w = x.shape
         padded = np.zeros((h + 2 * p, w + 2 * p), np.float32)
@@ -189,7 +196,8 @@ def make(args):
     main = None
     if args.schedule == "step":
         main = torch.optim.lr_scheduler.MultiStepLR(
-            opt, [args.steps // 2, args.steps * 3 // 4], gamma=0.1)
+            opt, [max(1, args.steps // 2), max(1, args.steps * 3 // 4)],
+            gamma=0.1)
     elif args.schedule == "cosine":
         main = torch.optim.lr_scheduler.CosineAnnealingLR(
             opt, T_max=max(1, args.steps - args.warmup))
