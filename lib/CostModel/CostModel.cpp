@@ -251,7 +251,7 @@ CostModel::transferCost(const Layer &producer,
 
 int64_t CostModel::taskMemoryBytes(const Layer &layer,
                                    const ParallelConfig &config, int64_t task,
-                                   int64_t receivedBytes) const {
+                                   int64_t inputBytes) const {
   TileBox tile = tileOfTask(layer.shape, config.degrees, task);
   int64_t c = config.degrees.size() > 1 ? config.degrees[1] : 1;
   int64_t cIndex = 0;
@@ -263,9 +263,31 @@ int64_t CostModel::taskMemoryBytes(const Layer &layer,
   }
   int64_t shard = parameterShard(layer, c, cIndex);
   // Parameters, gradients and momentum; the activation kept for backward
-  // and its gradient; received inputs.
-  return int64_t(kBytesPerElement) * (3 * shard + 2 * tile.volume()) +
-         receivedBytes;
+  // and its gradient (the loss keeps none); the input copies.
+  int64_t kept = layer.kind == CostKind::Loss ? 0 : tile.volume();
+  return int64_t(kBytesPerElement) * (3 * shard + 2 * kept) + inputBytes;
+}
+
+/// Bytes task `task` of `layer` keeps for its operand `operand`, as the
+/// runtime's executor does (exec/Prepare.cpp): the images' box, once; an
+/// activation's box and its gradient, twice, unless the task reads its
+/// producer's tile in place (the producer's only consumer, the same box on
+/// the same device).
+static int64_t inputCopyBytes(const LayerGraph &graph,
+                              const std::vector<ParallelConfig> &strategy,
+                              const std::vector<int> &consumers,
+                              const Layer &layer, unsigned operand,
+                              const TileBox &box, int64_t task) {
+  int p = layer.inputs[operand].producer;
+  if (box.empty())
+    return 0;
+  int64_t bytes = int64_t(kBytesPerElement) * box.volume();
+  if (p < 0)
+    return bytes;
+  const ParallelConfig &pc = strategy[p];
+  bool inPlace = consumers[p] == 1 && task < pc.tasks() &&
+                 tileOfTask(graph.layers[p].shape, pc.degrees, task) == box;
+  return inPlace ? 0 : 2 * bytes;
 }
 
 StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
@@ -275,27 +297,33 @@ StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
   for (const ParallelConfig &c : strategy)
     devices = std::max(devices, c.tasks());
   std::vector<int64_t> deviceMem(devices, 0);
+  std::vector<int> consumers(graph.layers.size(), 0);
+  for (const Layer &layer : graph.layers)
+    for (const LayerInput &in : layer.inputs)
+      if (in.producer >= 0)
+        ++consumers[in.producer];
   for (size_t l = 0; l < graph.layers.size(); ++l) {
     const Layer &layer = graph.layers[l];
     const ParallelConfig &config = strategy[l];
     LayerReport report;
     report.cost = model.layerCost(layer, config);
-    std::vector<int64_t> received(config.tasks(), 0);
+    std::vector<int64_t> inputBytes(config.tasks(), 0);
     for (unsigned i = 0; i < layer.inputs.size(); ++i) {
+      ConsumerTiles tiles = consumerTiles(layer, i, config);
+      for (int64_t t = 0; t < config.tasks(); ++t)
+        inputBytes[t] += inputCopyBytes(graph, strategy, consumers, layer, i,
+                                        tiles.boxes[t], t);
       int p = layer.inputs[i].producer;
       if (p < 0)
         continue;
-      TransferCost t =
-          model.transferCost(graph.layers[p], strategy[p], layer, i, config);
+      TransferCost t = model.transferCost(producerGrid(graph.layers[p].shape,
+                                                       strategy[p]),
+                                          tiles);
       report.inTransferMs += t.ms;
       report.inTransferBytes += t.bytes;
-      forEachFlow(graph.layers[p].shape, strategy[p],
-                  consumerTiles(layer, i, config), [&](const Flow &f) {
-                    received[f.dst] += kBytesPerElement * f.elements;
-                  });
     }
     for (int64_t t = 0; t < config.tasks(); ++t) {
-      int64_t bytes = model.taskMemoryBytes(layer, config, t, received[t]);
+      int64_t bytes = model.taskMemoryBytes(layer, config, t, inputBytes[t]);
       deviceMem[t] += bytes;
       report.memBytes = std::max(report.memBytes, bytes);
     }

@@ -40,9 +40,14 @@ public:
       throw DeviceError("out of host memory allocating " +
                         std::to_string(bytes) + " bytes");
     std::memset(p, 0, bytes);
+    memory_.allocated(bytes);
     return p;
   }
-  void release(void *memory) override { std::free(memory); }
+  void release(void *memory, size_t bytes) override {
+    if (memory)
+      memory_.released(bytes);
+    std::free(memory);
+  }
   void upload(void *dst, const void *host, size_t bytes) override {
     std::memcpy(dst, host, bytes);
   }

@@ -146,9 +146,14 @@ public:
     void *p = nullptr;
     HDRT_CUDA_CHECK(cudaMalloc(&p, bytes));
     HDRT_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, compute_));
+    memory_.allocated(bytes);
     return p;
   }
-  void release(void *memory) override { cudaFree(memory); }
+  void release(void *memory, size_t bytes) override {
+    if (memory)
+      memory_.released(bytes);
+    cudaFree(memory);
+  }
   void upload(void *dst, const void *host, size_t bytes) override {
     waitForGradients();
     HDRT_CUDA_CHECK(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice,
@@ -713,7 +718,8 @@ private:
   ncclComm_t world_ = nullptr, worldGradients_ = nullptr;
   std::map<MPI_Comm, GroupComms> groups_;
   ConvPlans convPlans_{options_.tf32};
-  Scratch workspace_, padScratch_, exchangeScratch_, bnScratch_;
+  Scratch workspace_{memory_}, padScratch_{memory_},
+      exchangeScratch_{memory_}, bnScratch_{memory_};
   int *hostFlag_ = nullptr, *deviceFlag_ = nullptr;
   double *hostLoss_ = nullptr, *deviceLoss_ = nullptr;
 };

@@ -1,20 +1,22 @@
 //===- Metrics.cpp - the --metrics JSON file ------------------------------===//
 //
 // Per-step losses and times, the mean step split into compute, transfer,
-// sync and input (averaged over ranks), and the evaluations. The first step is a warm-up
-// (oneDNN builds its kernels then) and is left out of the means when there
-// are others.
+// sync and input (averaged over ranks), each rank's peak device memory,
+// and the evaluations. The first step is a warm-up (oneDNN builds its
+// kernels then) and is left out of the means when there are others.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Program.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace hdrt::exec {
 
@@ -79,10 +81,14 @@ void Program::writeMetrics() const {
     mine[Input] += t.of(Category::Input);
   }
   MPI_Reduce(mine, all, Fields, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank_ != 0 || options_.metrics.empty())
-    return;
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  long long peak = device_->peakBytes();
+  std::vector<long long> peaks(size_t(rank_ == 0 ? ranks : 0));
+  MPI_Gather(&peak, 1, MPI_LONG_LONG, peaks.data(), 1, MPI_LONG_LONG, 0,
+             MPI_COMM_WORLD);
+  if (rank_ != 0 || options_.metrics.empty())
+    return;
   auto ms = [&](int field) {
     return timed ? all[field] / ranks / double(timed) * 1e3 : 0.0;
   };
@@ -113,6 +119,12 @@ void Program::writeMetrics() const {
   appendf(j, "  \"input_ms\": %.4f,\n", ms(Input));
   appendf(j, "  \"overhead_ms\": %.4f,\n",
           step - ms(Kernel) - ms(Transfer) - ms(Sync) - ms(Input));
+  // Each rank's device memory at its high-water mark, and the largest.
+  appendf(j, "  \"peak_mem_bytes\": %lld,\n  \"peak_mem_bytes_per_rank\": [",
+          *std::max_element(peaks.begin(), peaks.end()));
+  for (size_t r = 0; r < peaks.size(); ++r)
+    appendf(j, "%s%lld", r ? ", " : "", peaks[r]);
+  appendf(j, "],\n");
   appendf(j, "  \"eval\": [");
   // A diverged model's evaluation loss is not finite: JSON's null.
   auto real = [](double v) {

@@ -68,11 +68,12 @@ public:
   double allReduceMs(double bytes, const std::vector<int64_t> &devices,
                      int64_t sharing) const;
 
-  /// Bytes one device needs for this layer's task `task`: parameters,
-  /// gradients and momentum of its shard, its output tile and that tile's
-  /// gradient, and the input it receives from other devices.
+  /// Bytes one device holds for this layer's task `task`, as the runtime
+  /// allocates them: parameters, gradients and momentum of its shard, its
+  /// output tile and that tile's gradient, and `inputBytes`, the copies of
+  /// its input boxes (and their gradients) it keeps.
   int64_t taskMemoryBytes(const Layer &layer, const ParallelConfig &config,
-                          int64_t task, int64_t receivedBytes) const;
+                          int64_t task, int64_t inputBytes) const;
 
 private:
   double rooflineMs(double flops, double bytes, bool dense) const;

@@ -46,6 +46,16 @@ struct DeviceOptions {
 };
 enum class ElementType { F32, F64 };
 
+/// The bytes a device holds now and at its high-water mark.
+struct MemoryCounter {
+  int64_t inUse = 0, peak = 0;
+  void allocated(size_t bytes) {
+    inUse += int64_t(bytes);
+    peak = inUse > peak ? inUse : peak;
+  }
+  void released(size_t bytes) { inUse -= int64_t(bytes); }
+};
+
 class Device {
 public:
   virtual ~Device() = default;
@@ -59,9 +69,13 @@ public:
   virtual bool hostAccessible() const { return false; }
 
   //===--- Memory ----------------------------------------------------------===//
-  /// Zeroed memory for `bytes`; freed by release. Never null for bytes > 0.
+  /// Zeroed memory for `bytes`; freed by release with the same size. Never
+  /// null for bytes > 0.
   virtual void *allocate(size_t bytes) = 0;
-  virtual void release(void *memory) = 0;
+  virtual void release(void *memory, size_t bytes) = 0;
+  /// The most bytes this device held at once: its allocations and the
+  /// kernels' own scratch memory (--metrics' peak_mem_bytes).
+  int64_t peakBytes() const { return memory_.peak; }
   virtual void upload(void *dst, const void *host, size_t bytes) = 0;
   virtual void download(void *host, const void *src, size_t bytes) = 0;
   /// Waits until every operation issued so far has finished.
@@ -247,6 +261,10 @@ public:
                                const std::vector<mpi::Move> &plan,
                                mpi::Side side, float *dTile,
                                const float *dIn) = 0;
+
+protected:
+  /// What the device holds; each backend counts its allocations here.
+  MemoryCounter memory_;
 };
 
 /// The device of this library's backend for this rank (libhdrt: the host;
@@ -276,7 +294,7 @@ public:
   }
   ~Buffer() {
     if (data_)
-      device_->release(data_);
+      device_->release(data_, size_t(count_) * sizeof(T));
   }
 
   /// `count` zeroed elements, replacing what was here.
