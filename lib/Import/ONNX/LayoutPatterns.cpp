@@ -216,10 +216,7 @@ static LogicalResult importSlice(const onnx::NodeProto &node,
       !isChannelAxis(axes[0], in.size()) || steps != Shape{1})
     return ctx.fail(node) << "only a Slice of the channels (axis 1) with "
                              "step 1 is supported";
-  auto clampIndex = [&](int64_t i) {
-    return std::clamp<int64_t>(i < 0 ? i + in[1] : i, 0, in[1]);
-  };
-  int64_t lo = clampIndex(starts[0]), hi = clampIndex(ends[0]);
+  int64_t lo = clampIndex(starts[0], in[1]), hi = clampIndex(ends[0], in[1]);
   if (hi <= lo)
     return ctx.fail(node) << "the Slice of channels [" << starts[0] << ", "
                           << ends[0] << ") is empty";

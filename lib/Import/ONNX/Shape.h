@@ -31,6 +31,14 @@ constexpr int64_t kMaxDim = int64_t(1) << 31;
 /// overflow: at least `lo` and at most kMaxDim.
 inline bool inRange(int64_t v, int64_t lo) { return v >= lo && v <= kMaxDim; }
 
+/// A Slice or Shape bound `i` on a dim of `size`, as ONNX reads it: counted
+/// from the end when negative, then clamped to [0, size].
+inline int64_t clampIndex(int64_t i, int64_t size) {
+  if (i < 0)
+    i += size;
+  return i < 0 ? 0 : (i > size ? size : i);
+}
+
 /// "2x3x4x5", as messages print a shape.
 inline std::string shapeStr(llvm::ArrayRef<int64_t> shape) {
   std::string s;

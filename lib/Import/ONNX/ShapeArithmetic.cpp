@@ -123,12 +123,8 @@ FailureOr<Ints> sliceVector(const onnx::NodeProto &node, ImportContext &ctx,
     return ctx.fail(node) << "hd folds a Slice of shape values only along "
                              "axis 0 with step 1";
   int64_t size = int64_t(in[0].values.size());
-  auto clampIndex = [&](int64_t i) {
-    if (i < 0)
-      i += size;
-    return std::clamp<int64_t>(i, 0, size);
-  };
-  int64_t lo = clampIndex(in[1].values[0]), hi = clampIndex(in[2].values[0]);
+  int64_t lo = clampIndex(in[1].values[0], size),
+          hi = clampIndex(in[2].values[0], size);
   return vectorOf(Shape(in[0].values.begin() + lo,
                         in[0].values.begin() + std::max(lo, hi)));
 }
@@ -222,13 +218,8 @@ static LogicalResult importShape(const onnx::NodeProto &node,
     return failure();
   Shape dims = shapeOf(*in);
   int64_t rank = int64_t(dims.size());
-  auto clampIndex = [&](int64_t i) {
-    if (i < 0)
-      i += rank;
-    return std::clamp<int64_t>(i, 0, rank);
-  };
-  int64_t start = clampIndex(intAttr(node, "start").value_or(0));
-  int64_t end = clampIndex(intAttr(node, "end").value_or(rank));
+  int64_t start = clampIndex(intAttr(node, "start").value_or(0), rank);
+  int64_t end = clampIndex(intAttr(node, "end").value_or(rank), rank);
   ctx.defineConstant(node.output(0),
                      toTensor(vectorOf(Shape(dims.begin() + start,
                                              dims.begin() +

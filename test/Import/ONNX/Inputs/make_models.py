@@ -198,8 +198,8 @@ save(h.make_graph(nodes, "modern_errors", inputs, [out]), "modern_errors.onnx")
 # flatten or a channel shuffle, a reshape target that is not a constant,
 # permutations other than channels-last and back, a 5-D view or a
 # channels-last tensor read by another layer, slices and splits that are
-# not along whole channels, a Div outside GELU, and a MatMul or layer norm
-# on N x C x H x W.
+# not along whole channels, a Div by a constant, a MatMul or layer norm on
+# N x C x H x W, and shape arithmetic hd cannot compute.
 nodes = [
     h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[1, 1]),
     const("to3d", TensorProto.INT64, [3], [0, 4, -1]),
@@ -228,6 +228,12 @@ nodes = [
     h.make_node("Relu", ["nhwc"], ["rl"], name="relu/channels_last"),
     h.make_node("ReduceMean", ["nhwc"], ["rm"], name="mean/channels_last",
                 axes=[-1]),
+    h.make_node("Shape", ["c0"], ["dims"], name="shape/c0"),
+    const("seven", TensorProto.INT64, [1], [7]),
+    h.make_node("Gather", ["dims", "seven"], ["g7"], name="gather/out_of_range"),
+    const("zero_d", TensorProto.INT64, [], [0]),
+    h.make_node("Div", ["dims", "zero_d"], ["dz"], name="div/by_zero"),
+    h.make_node("Unsqueeze", ["dims", "zero"], ["uq"], name="unsqueeze/vector"),
     h.make_node("GlobalAveragePool", ["c0"], ["g"], name="gap"),
     h.make_node("Flatten", ["g"], ["logits"], name="flatten"),
 ]
