@@ -129,6 +129,7 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
       {"efficiency", &Machine::efficiency, false},
       {"device_gbps", &Machine::deviceGbps, false},
       {"allreduce_gbps", &Machine::allReduceGbps, false},
+      {"mem_reserve_gib", &Machine::memReserveGib, false},
   };
   static const CountSpec counts[] = {
       {"nodes", &Machine::nodes, true},
@@ -189,7 +190,8 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
     if (!d || !std::isfinite(*d))
       return fieldError(origin, f.name, "must be a number");
     bool zeroOk = StringRef(f.name) == "launch_us" ||
-                  StringRef(f.name) == "latency_us";
+                  StringRef(f.name) == "latency_us" ||
+                  StringRef(f.name) == "mem_reserve_gib";
     if (*d < 0 || (*d == 0 && !zeroOk))
       return fieldError(origin, f.name,
                         zeroOk ? "must be >= 0" : "must be positive");
@@ -198,6 +200,10 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
   if (m.efficiency > 1)
     return fieldError(origin, "efficiency",
                       "is a fraction of peak and must be at most 1");
+  if (m.memReserveGib >= m.memGib)
+    return fieldError(origin, "mem_reserve_gib",
+                      formatv("({0}) must be below mem_gib ({1})",
+                              m.memReserveGib, m.memGib));
   if (m.deviceGbps == 0)
     m.deviceGbps = m.intraNodeGbps;
   if (m.deviceGbps < m.intraNodeGbps)
@@ -249,6 +255,8 @@ std::string machineToJSON(const Machine &m) {
                  {"latency_us", m.latencyUs}};
   if (m.allReduceGbps > 0)
     o["allreduce_gbps"] = m.allReduceGbps;
+  if (m.memReserveGib >= 0)
+    o["mem_reserve_gib"] = m.memReserveGib;
   if (m.coresPerNode > 0)
     o["cores_per_node"] = m.coresPerNode;
   if (!m.profile.empty())

@@ -76,6 +76,7 @@ Planner::~Planner() = default;
 
 Error Planner::plan(const std::vector<std::optional<ParallelConfig>> &pinned,
                     const std::string &importPath) {
+  chosenCost.reset();
   auto start = std::chrono::steady_clock::now();
   size_t n = graph.layers.size();
   candidates = searchCandidates(graph, target.devices);
@@ -190,6 +191,12 @@ Error Planner::applyImported(
   return Error::success();
 }
 
+const StrategyCost &Planner::cost() {
+  if (!chosenCost)
+    chosenCost = evaluateStrategy(model, graph, chosen);
+  return *chosenCost;
+}
+
 StrategyReport Planner::report() {
   StrategyReport r;
   r.model = graph.model;
@@ -198,7 +205,8 @@ StrategyReport Planner::report() {
   r.strategy = applied;
   r.devices = target.devices;
   r.batch = graph.batch;
-  r.cost = evaluateStrategy(model, graph, chosen);
+  r.cost = cost();
+  r.capacityBytes = capacityBytes();
   r.searchMs = searchMs;
   r.search = searchStats;
   size_t n = graph.layers.size();

@@ -83,6 +83,8 @@ std::string reportToJSON(const StrategyReport &r) {
                     {"images_per_s", r.imagesPerSecond()},
                     {"comm_bytes", r.cost.commBytes},
                     {"peak_mem_bytes", r.cost.peakMemBytes},
+                    {"capacity_bytes", r.capacityBytes},
+                    {"fits", r.fits()},
                     {"search_ms", r.searchMs},
                     {"layers", std::move(layers)}};
   if (r.search)
@@ -112,11 +114,13 @@ std::string reportTable(const StrategyReport &r) {
                  l.cost.memBytes / 1048576.0);
   os << format("%s on %lld x %s, strategy %s: %.3f ms per iteration "
                "(compute %.3f, transfer %.3f, sync %.3f), %.0f images/s, "
-               "%.3f GB moved, peak %.1f MiB per device, search %.1f ms\n",
+               "%.3f GB moved, peak %.1f MiB per device of %.1f MiB%s, "
+               "search %.1f ms\n",
                r.model.c_str(), (long long)r.devices, r.machine.c_str(),
                strategyName(r.strategy), r.cost.totalMs(), r.cost.computeMs,
                r.cost.transferMs, r.cost.syncMs, r.imagesPerSecond(),
                r.cost.commBytes * 1e-9, r.cost.peakMemBytes / 1048576.0,
+               r.capacityBytes / 1048576.0, r.fits() ? "" : " (does not fit)",
                r.searchMs);
   if (r.search && !r.search->exact)
     os << format("note: the graph was too wide for exact elimination; this "

@@ -42,9 +42,11 @@
 // LW-COUNT-9: parallel = #hd.pconfig
 // RUN: FileCheck %s --input-file=%t.lw.json --check-prefix=REPORT
 // REPORT: "batch": 16,
+// REPORT: "capacity_bytes": 15461882265,
 // REPORT: "comm_bytes":
 // REPORT: "compute_ms":
 // REPORT: "devices": 4,
+// REPORT: "fits": true,
 // REPORT: "images_per_s":
 // REPORT: "layers": [
 // REPORT: "compute_ms":
@@ -75,7 +77,7 @@
 // TABLE: layer op config tasks compute ms transfer sync ms mem MiB
 // TABLE: conv1 conv2d n=
 // TABLE: loss softmax_cross_entropy n=
-// TABLE: small on 4 x p100-cluster, strategy layerwise: {{[0-9.]+}} ms per iteration
+// TABLE: small on 4 x p100-cluster, strategy layerwise: {{[0-9.]+}} ms per iteration {{.*}} peak {{[0-9.]+}} MiB per device of 14745.6 MiB, search
 
 // A Graphviz picture, each layer coloured by its split.
 // RUN: hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=4 machine=p100-cluster strategy=owt dot=%t.dot" -o /dev/null

@@ -26,6 +26,9 @@ struct Machine {
   double peakGflops = 0;  // fp32
   double memGbps = 0;     // memory bandwidth, GB/s
   double memGib = 0;      // memory capacity
+  /// What the framework, the communication library and the driver take of
+  /// it; below 0, the default: a tenth of memGib.
+  double memReserveGib = -1;
   double launchUs = 0;    // fixed cost of one kernel
   /// Fraction of peak that dense kernels (convolution, GEMM) reach; the
   /// roofline's compute roof is peak * efficiency.
@@ -50,6 +53,12 @@ struct Machine {
 
   int64_t numDevices() const { return nodes * devicesPerNode; }
   int64_t nodeOf(int64_t device) const { return device / devicesPerNode; }
+
+  /// The bytes of a device a strategy may use: memGib less the reserve.
+  int64_t capacityBytes() const {
+    double reserve = memReserveGib >= 0 ? memReserveGib : memGib / 10;
+    return int64_t((memGib - reserve) * 1073741824.0);
+  }
 };
 
 /// The compiled-in machines: "cpu", "p100-cluster", "h200-node".

@@ -80,6 +80,12 @@ public:
   const std::vector<ParallelConfig> &configs() const { return chosen; }
   int64_t devices() const { return target.devices; }
 
+  /// The chosen strategy's totals and per-layer costs.
+  const StrategyCost &cost();
+  /// What each device may hold; the search does not yet keep the strategy
+  /// within it.
+  int64_t capacityBytes() const { return target.machine.capacityBytes(); }
+
   /// The report of the chosen strategy: totals, per-layer costs and each
   /// layer's runner-up.
   StrategyReport report();
@@ -97,6 +103,7 @@ private:
   std::vector<std::vector<ParallelConfig>> candidates;
   std::unique_ptr<CostTables> tables;
   std::vector<ParallelConfig> chosen;
+  std::optional<StrategyCost> chosenCost;
   std::optional<SearchStats> searchStats;
   double searchMs = 0;
 };

@@ -37,11 +37,16 @@ struct StrategyReport {
   int64_t devices = 1;
   int64_t batch = 1;
   StrategyCost cost;
+  /// What each device may hold (Machine::capacityBytes).
+  int64_t capacityBytes = 0;
   double searchMs = 0;
   /// Set when a search ran (layerwise, exhaustive).
   std::optional<SearchStats> search;
   std::vector<LayerEntry> layers;
   std::vector<LayerEdge> edges;
+
+  /// Whether every device's peak fits its capacity.
+  bool fits() const { return cost.peakMemBytes <= capacityBytes; }
 
   double imagesPerSecond() const {
     return cost.totalMs() > 0 ? batch / (cost.totalMs() * 1e-3) : 0;

@@ -12,6 +12,8 @@
 #include "hd/Dialect/HD/Transforms/Passes.h"
 #include "hd/Strategy/Planner.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 namespace hd {
 #define GEN_PASS_DEF_LAYERWISEPARALLELIZEPASS
 #include "hd/Dialect/HD/Transforms/Passes.h.inc"
@@ -81,6 +83,18 @@ struct LayerwiseParallelizePass
     for (LayerOpInterface op : ops)
       if (failed(verifyLayerConfig(op)))
         return signalPassFailure();
+
+    // The search does not yet keep a strategy within the devices' memory:
+    // say so when it does not fit, rather than hand out a plan that fails.
+    int64_t peak = planner.cost().peakMemBytes;
+    int64_t capacity = planner.capacityBytes();
+    if (peak > capacity)
+      module.emitWarning() << llvm::formatv(
+          "the {0} strategy needs {1:F2} GiB on its fullest device, above "
+          "the {2:F2} GiB each device of '{3}' offers (mem_gib less "
+          "mem_reserve_gib): it would run out of memory; use fewer images "
+          "per device, or more devices",
+          strategy, peak / 1073741824.0, capacity / 1073741824.0, machine);
 
     ReportOutputs outputs{report, dot, print};
     if (!outputs.any())
