@@ -3,6 +3,7 @@
 # has MLIR: the GPU machine has none, so every program is compiled here into
 # bench/gpu/bundle/ with the runtime and the MPI libraries it loads.
 #
+#   bin/HDCudaTests          the CUDA device's kernels against the CPU's;
 #   bin/parity-<model>       1-GPU programs of the parity check, and
 #   ref/parity-<model>.json  the 1-process CPU run they must match;
 #   bin/<model>-b<batch>     AlexNet, VGG-16, ResNet-50 and Inception-v3 for
@@ -25,7 +26,7 @@ out=$root/bench/gpu/bundle
 }
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/ref" "$out/work"
-cp "$bin/hdrt-profile-cuda" "$out/bin/"
+cp "$bin/hdrt-profile-cuda" "$build/unittests/HDCudaTests" "$out/bin/"
 work=$out/work
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -35,12 +36,17 @@ compile() { # model.mlir devices strategy backend exe
   "$bin/hd-translate" --hd-to-executable "$work/low.mlir" --backend="$4" -o "$5"
 }
 
-# Parity: the small CNN of the tests and AlexNet's layers at 63x63, 5 steps
-# of the same seed and data; the CPU reference runs here.
-"$bin/hd-translate" --import-onnx "$root/test/Import/ONNX/Inputs/small_cnn.onnx" \
-  --batch-size=6 -o "$work/small_cnn.mlir"
+# Parity: the small CNN of the tests, AlexNet's layers at 63x63, and the
+# blocks of today's CNNs (ShuffleNetV2's and ConvNeXt's units, the binary
+# functions with a per-channel operand), 5 steps of the same seed and data;
+# the CPU reference runs here.
+inputs=$root/test/Import/ONNX/Inputs
+for m in small_cnn shuffle_blocks convnext_blocks binary_broadcast; do
+  "$bin/hd-translate" --import-onnx "$inputs/$m.onnx" --batch-size=6 \
+    -o "$work/$m.mlir"
+done
 cp "$root/test/Integration/Inputs/alexnet-small.mlir" "$work/alexnet_small.mlir"
-for m in small_cnn alexnet_small; do
+for m in small_cnn alexnet_small shuffle_blocks convnext_blocks binary_broadcast; do
   compile "$work/$m.mlir" 1 data cuda "$out/bin/parity-$m"
   compile "$work/$m.mlir" 1 data cpu "$work/$m-cpu"
   mpirun -np 1 "$work/$m-cpu" --steps 5 --seed 1 --lr 0.05 --quiet \
@@ -60,10 +66,10 @@ done
 sort -u "$work"/jobs-*.txt > "$out/jobs.txt"
 
 # The runtime and what it loads that a machine with CUDA and PyTorch lacks:
-# Open MPI (and its plugins), hwloc, libevent, PMIx. Not glibc, libstdc++,
-# or the CUDA libraries.
+# Open MPI (and its plugins), hwloc, libevent, PMIx, and for the kernel
+# tests' CPU side oneDNN. Not glibc, libstdc++, or the CUDA libraries.
 cp "$build/lib/libhdrt_cuda.so" "$out/lib/"
-ldd "$out/bin/parity-small_cnn" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
+ldd "$out/bin/parity-small_cnn" "$out/bin/HDCudaTests" | awk '$3 ~ /^\// {print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*) ;;
     libcuda*|libcublas*|libcudnn*|libnccl*|libhdrt*) ;;

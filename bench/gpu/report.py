@@ -23,6 +23,8 @@ MODELS = ["alexnet", "vgg16", "resnet50", "inception_v3"]
 BATCHES = [32, 64, 128]
 WARMUP = 5
 PARITY = 1e-3
+PARITY_MODELS = ["small_cnn", "alexnet_small", "shuffle_blocks",
+                 "convnext_blocks", "binary_broadcast"]
 
 
 def hd_images_per_s(log):
@@ -72,9 +74,21 @@ def main():
              "section). GPU: %s." % read("gpu.txt").strip().replace("\n", "; "),
              ""]
     ok = True
+    # The device kernels against the CPU's: gtest's summary lines.
+    try:
+        tests = [l for l in read("cuda-tests.log").splitlines()
+                 if l.startswith(("[  PASSED  ]", "[  FAILED  ]",
+                                  "[  SKIPPED ]"))]
+    except OSError:
+        tests = []
+    passed = any(l.startswith("[  PASSED  ]") for l in tests) and not any(
+        l.startswith(("[  FAILED  ]", "[  SKIPPED ]")) for l in tests)
+    ok &= passed
+    lines += ["CUDA device against the CPU device (`HDCudaTests`): " +
+              ("; ".join(t.strip() for t in tests) or "no result") + ".", ""]
     lines += ["| parity model | CPU loss, step 5 | CUDA loss, step 5 | largest "
               "relative error, 5 steps | within %g |" % PARITY, "|---|---|---|---|---|"]
-    for m in ["small_cnn", "alexnet_small"]:
+    for m in PARITY_MODELS:
         try:
             cpu = json.load(open(os.path.join(out, "cpu-parity-%s.json" % m)))["losses"]
             gpu = json.load(open(os.path.join(out, "parity-%s.json" % m)))["losses"]

@@ -2,7 +2,8 @@
 # The GPU validation, one prepared run that fits a 15-minute device budget.
 # Runs on the GPU machine from the repository root, with the bundle that
 # bench/gpu/prepare.sh made here (that machine has no MLIR):
-#   1. parity: the CUDA backend against the CPU backend on two small CNNs,
+#   0. the CUDA device's kernels against the CPU device's (HDCudaTests);
+#   1. parity: the CUDA backend against the CPU backend on five small CNNs,
 #      5 steps with TF32 off (the CPU losses came with the bundle);
 #   2. hd's images/s on one GPU: AlexNet, VGG-16, ResNet-50, Inception-v3 at
 #      batch 32, 64 and 128 (median step after warm-up);
@@ -50,21 +51,23 @@ echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" > "$out/env.txt"
 ldd "$bundle/bin/parity-small_cnn" >> "$out/env.txt" 2>&1
 
 start=$(date +%s)
-for m in small_cnn alexnet_small; do
+timeout 120 "$bundle/bin/HDCudaTests" > "$out/cuda-tests.log" 2>&1
+echo "cuda tests: exit $? ($(( $(date +%s) - start )) s)"
+for m in small_cnn alexnet_small shuffle_blocks convnext_blocks binary_broadcast; do
   timeout 120 "$bundle/bin/parity-$m" --steps 5 --seed 1 --lr 0.05 --quiet \
     --no-tf32 --metrics "$out/parity-$m.json" > "$out/parity-$m.log" 2>&1
   echo "parity $m: exit $?"
 done
 for m in alexnet vgg16 resnet50 inception_v3; do
   for b in 32 64 128; do
-    timeout 180 "$bundle/bin/$m-b$b" --steps "$steps" > "$out/hd-$m-$b.log" 2>&1
+    timeout 60 "$bundle/bin/$m-b$b" --steps "$steps" > "$out/hd-$m-$b.log" 2>&1
     echo "hd $m batch $b: exit $? ($(( $(date +%s) - start )) s)"
   done
 done
-PYTHONUNBUFFERED=1 timeout 420 python3 "$root/bench/gpu/pytorch_baseline.py" \
+PYTHONUNBUFFERED=1 timeout 240 python3 "$root/bench/gpu/pytorch_baseline.py" \
   --steps "$steps" --out "$out/pytorch.json" > "$out/pytorch.log" 2>&1
 echo "pytorch: exit $? ($(( $(date +%s) - start )) s)"
-timeout 300 "$bundle/bin/hdrt-profile-cuda" "$bundle/jobs.txt" -o "$out/times.txt" \
+timeout 200 "$bundle/bin/hdrt-profile-cuda" "$bundle/jobs.txt" -o "$out/times.txt" \
   --repeats 5 > "$out/profile.log" 2>&1
 echo "profile: exit $? ($(( $(date +%s) - start )) s)"
 for ref in "$bundle"/ref/*.json; do cp "$ref" "$out/cpu-$(basename "$ref")"; done
