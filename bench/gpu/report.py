@@ -85,7 +85,8 @@ def main():
         l.startswith(("[  FAILED  ]", "[  SKIPPED ]")) for l in tests)
     ok &= passed
     lines += ["CUDA device against the CPU device (`HDCudaTests`): " +
-              ("; ".join(t.strip() for t in tests) or "no result") + ".", ""]
+              ("; ".join(t.strip().rstrip(".") for t in tests) or
+               "no result") + ".", ""]
     lines += ["| parity model | CPU loss, step 5 | CUDA loss, step 5 | largest "
               "relative error, 5 steps | within %g |" % PARITY, "|---|---|---|---|---|"]
     for m in PARITY_MODELS:

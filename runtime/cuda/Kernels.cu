@@ -103,7 +103,9 @@ __global__ void reluForwardKernel(int64_t count, const float *in, float *out) {
 
 __global__ void reluBackwardKernel(int64_t count, const float *in,
                                    const float *dOut, float *dIn) {
-  FOR_EACH(i, count) dIn[i] = in[i] > 0.f ? dOut[i] : 0.f;
+  // A NaN input passes its gradient (x <= 0 is false), as oneDNN and
+  // PyTorch's threshold_backward do.
+  FOR_EACH(i, count) dIn[i] = in[i] <= 0.f ? 0.f : dOut[i];
 }
 
 __global__ void addKernel(int64_t count, const float *a, const float *b,
