@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace hd {
 
@@ -268,28 +269,6 @@ int64_t CostModel::taskMemoryBytes(const Layer &layer,
   return int64_t(kBytesPerElement) * (3 * shard + 2 * kept) + inputBytes;
 }
 
-/// Bytes task `task` of `layer` keeps for its operand `operand`, as the
-/// runtime's executor does (exec/Prepare.cpp): the images' box, once; an
-/// activation's box and its gradient, twice, unless the task reads its
-/// producer's tile in place (the producer's only consumer, the same box on
-/// the same device).
-static int64_t inputCopyBytes(const LayerGraph &graph,
-                              const std::vector<ParallelConfig> &strategy,
-                              const std::vector<int> &consumers,
-                              const Layer &layer, unsigned operand,
-                              const TileBox &box, int64_t task) {
-  int p = layer.inputs[operand].producer;
-  if (box.empty())
-    return 0;
-  int64_t bytes = int64_t(kBytesPerElement) * box.volume();
-  if (p < 0)
-    return bytes;
-  const ParallelConfig &pc = strategy[p];
-  bool inPlace = consumers[p] == 1 && task < pc.tasks() &&
-                 tileOfTask(graph.layers[p].shape, pc.degrees, task) == box;
-  return inPlace ? 0 : 2 * bytes;
-}
-
 StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
                               const std::vector<ParallelConfig> &strategy) {
   StrategyCost total;
@@ -307,18 +286,27 @@ StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
     const ParallelConfig &config = strategy[l];
     LayerReport report;
     report.cost = model.layerCost(layer, config);
+    // The input copies each task keeps, as the runtime's executor does
+    // (exec/Prepare.cpp): the images' box once; an activation's box and its
+    // gradient, unless the edge needs no transfer and is its producer's only
+    // reader (every task then reads its own device's tile in place).
     std::vector<int64_t> inputBytes(config.tasks(), 0);
     for (unsigned i = 0; i < layer.inputs.size(); ++i) {
       ConsumerTiles tiles = consumerTiles(layer, i, config);
-      for (int64_t t = 0; t < config.tasks(); ++t)
-        inputBytes[t] += inputCopyBytes(graph, strategy, consumers, layer, i,
-                                        tiles.boxes[t], t);
       int p = layer.inputs[i].producer;
+      std::optional<ProducerGrid> grid;
+      if (p >= 0)
+        grid = producerGrid(graph.layers[p].shape, strategy[p]);
+      int copies = p < 0 ? 1
+                   : consumers[p] == 1 && readsOwnDeviceTile(*grid, tiles)
+                       ? 0
+                       : 2;
+      for (int64_t t = 0; t < config.tasks(); ++t)
+        inputBytes[t] +=
+            copies * int64_t(kBytesPerElement) * tiles.boxes[t].volume();
       if (p < 0)
         continue;
-      TransferCost t = model.transferCost(producerGrid(graph.layers[p].shape,
-                                                       strategy[p]),
-                                          tiles);
+      TransferCost t = model.transferCost(*grid, tiles);
       report.inTransferMs += t.ms;
       report.inTransferBytes += t.bytes;
     }

@@ -142,11 +142,13 @@ void layerNormBackward(cudaStream_t s, int64_t n, int64_t c, int64_t hw,
                        const float *mean, const float *invStd,
                        const float *scale, const double *sums, float *dIn,
                        float *dScale, float *dShift) {
-  if (n * c * hw <= 0)
+  if (c <= 0)
     return;
+  // A tile without pixels still writes its (zero) share of the parameter
+  // gradients, as the CPU loop does.
   layerNormParamGradsKernel<<<unsigned(c), kThreads, 0, s>>>(
       n, c, hw, in, dOut, mean, invStd, dScale, dShift);
-  if (dIn)
+  if (dIn && n * hw > 0)
     layerNormBackwardDataKernel<<<blocksFor(n * c * hw), kThreads, 0, s>>>(
         n, c, hw, channels, in, dOut, mean, invStd, scale, sums, dIn);
 }

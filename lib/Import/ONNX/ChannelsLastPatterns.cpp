@@ -28,28 +28,39 @@ namespace hd::onnx_import {
 /// Whether `axis` names the last of 4 dims.
 static bool isLastAxis(int64_t axis) { return axis == 3 || axis == -1; }
 
-/// Whether `name` is a parameter of `channels` values in any shape of
-/// that many elements ([C], [C, 1, 1], [1, C, 1, 1]).
+/// How a parameter broadcasts onto the channels: along the last dim of a
+/// channels-last tensor ([C], [1, C], ...), or along dim 1 of an
+/// N x C x H x W one ([C, 1, 1] or [1, C, 1, 1]).
+enum class ChannelDim { Last, Second };
+
+/// Whether `name` is a parameter of `channels` values that broadcasts onto
+/// the channels as `dim` says.
 static bool isChannelParameter(ImportContext &ctx, StringRef name,
-                               int64_t channels) {
+                               int64_t channels, ChannelDim dim) {
   std::optional<Shape> shape = ctx.getParameterShape(name);
-  if (!shape || llvm::count_if(*shape, [](int64_t d) { return d != 1; }) > 1)
+  if (!shape || shape->empty() || shape->size() > 4)
     return false;
-  int64_t elements = 1;
-  for (int64_t d : *shape)
-    elements *= d;
-  return elements == channels;
+  Shape want(shape->size(), 1);
+  if (dim == ChannelDim::Last)
+    want.back() = channels;
+  else if (shape->size() >= 3)
+    want[shape->size() - 3] = channels;
+  else
+    return false;
+  return *shape == want;
 }
 
 /// The input of the binary `node` other than `name` when it is a channel
-/// parameter; empty otherwise.
+/// parameter of a channels-last tensor; empty otherwise.
 static StringRef otherChannelParameter(const onnx::NodeProto &node,
                                        ImportContext &ctx, StringRef name,
                                        int64_t channels) {
   if (node.input_size() != 2)
     return {};
   StringRef other = node.input(0) == name ? node.input(1) : node.input(0);
-  return isChannelParameter(ctx, other, channels) ? other : StringRef();
+  return isChannelParameter(ctx, other, channels, ChannelDim::Last)
+             ? other
+             : StringRef();
 }
 
 static Value createLayerNorm(ImportContext &ctx, Location loc, Value x,
@@ -82,7 +93,7 @@ static LogicalResult importLayerNormalization(const onnx::NodeProto &node,
   if (node.input_size() != 3)
     return ctx.fail(node) << "expects 3 inputs (X, scale, B)";
   for (int i = 1; i < 3; ++i)
-    if (!isChannelParameter(ctx, node.input(i), channels))
+    if (!isChannelParameter(ctx, node.input(i), channels, ChannelDim::Last))
       return ctx.fail(node) << "input '" << node.input(i)
                             << "' must be a parameter of shape " << channels;
   double eps = asDecimal(floatAttr(node, "epsilon").value_or(1e-5f));
@@ -132,7 +143,8 @@ LogicalResult importLayerNormChain(const onnx::NodeProto &mean,
     return unsupported();
   FailureOr<Shape> varianceAxes = getReduceAxes(*variance, ctx);
   if (failed(varianceAxes) || varianceAxes->size() != 1 ||
-      !isLastAxis((*varianceAxes)[0]))
+      !isLastAxis((*varianceAxes)[0]) ||
+      intAttr(*variance, "keepdims").value_or(1) != 1)
     return unsupported();
   const onnx::NodeProto *addEps =
       ctx.getOnlyUse(variance->output(0), "Add");
@@ -236,11 +248,8 @@ FailureOr<Value> importChannelScale(const onnx::NodeProto &node,
     if (!x || shapeOf(x).size() != 4)
       continue;
     int64_t channels = shapeOf(x)[1];
-    StringRef scale =
-        otherChannelParameter(node, ctx, node.input(side), channels);
-    std::optional<Shape> shape = ctx.getParameterShape(scale);
-    // [C, 1, 1] or [1, C, 1, 1]: broadcast over the pixels, per channel.
-    if (scale.empty() || shape->size() < 3)
+    StringRef scale = node.input(1 - side);
+    if (!isChannelParameter(ctx, scale, channels, ChannelDim::Second))
       continue;
     OpBuilder &b = ctx.getBuilder();
     auto conv = Conv2dOp::create(

@@ -52,9 +52,11 @@ static LogicalResult importBinary(const onnx::NodeProto &node,
                                   ImportContext &ctx, BinaryFunction f) {
   StringRef op = node.op_type();
   for (int i = 0; i < std::min(node.input_size(), 2); ++i)
-    if (ctx.lookupConstant(node.input(i)))
+    if (ctx.lookupConstant(node.input(i)) ||
+        ctx.getParameterShape(node.input(i)))
       return ctx.fail(node)
-             << "input '" << node.input(i) << "' is a constant; only " << op
+             << "input '" << node.input(i)
+             << "' is a constant or parameter; only " << op
              << " of two activations"
              << (f == BinaryFunction::Mul
                      ? ", or of one by a [C, 1, 1] parameter, is supported"

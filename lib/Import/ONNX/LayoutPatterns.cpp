@@ -60,10 +60,9 @@ static FailureOr<Shape> reshapeTarget(const onnx::NodeProto &node,
       inferred = int(i);
       continue;
     }
-    if (!inRange(d, 1))
+    if (!inRange(d, 1) || __builtin_mul_overflow(known, d, &known))
       return ctx.fail(node) << "target shape [" << target
                             << "] has an unsupported dim";
-    known *= d;
   }
   if (inferred >= 0 && elements % known == 0)
     target[inferred] = elements / known;
@@ -83,8 +82,11 @@ static LogicalResult importReshape(const onnx::NodeProto &node,
   if (const PendingShuffle *shuffle =
           node.input_size() > 0 ? ctx.lookupPendingShuffle(node.input(0))
                                 : nullptr) {
+    // The target's 0s copy the dims of the transposed 5-D view.
     Shape in = shapeOf(shuffle->input);
-    FailureOr<Shape> target = reshapeTarget(node, ctx, in, *rawTarget);
+    Shape view = {in[0], in[1] / shuffle->groups, shuffle->groups, in[2],
+                  in[3]};
+    FailureOr<Shape> target = reshapeTarget(node, ctx, view, *rawTarget);
     if (failed(target))
       return failure();
     if (!shuffle->transposed || *target != in)
@@ -187,8 +189,9 @@ static LogicalResult importSlice(const onnx::NodeProto &node,
   FailureOr<Value> x = ctx.getElementwiseInput(node, 0);
   if (failed(x))
     return failure();
-  // Opset 10 moved starts, ends and axes from attributes to inputs.
-  Shape starts, ends, axes{1}, steps{1};
+  // Opset 10 moved starts, ends and axes from attributes to inputs. Absent
+  // axes are the first dims, one per start.
+  Shape starts, ends, axes{0}, steps{1};
   if (node.input_size() > 1) {
     FailureOr<Shape> s = constantInts(node, ctx, 1, "starts");
     if (failed(s))

@@ -76,7 +76,9 @@ FailureOr<Ints> arithmetic(const onnx::NodeProto &node, ImportContext &ctx,
       (b.values.size() != n && b.values.size() != 1))
     return ctx.fail(node) << "operands of " << a.values.size() << " and "
                           << b.values.size() << " values do not broadcast";
-  Ints out{a.dims.size() >= b.dims.size() ? a.dims : b.dims, {}};
+  Ints out{a.values.size() >= b.values.size() ? a.dims : b.dims, {}};
+  if (a.dims.size() == 1 || b.dims.size() == 1)
+    out.dims = Shape{int64_t(n)};
   for (size_t i = 0; i < n; ++i) {
     int64_t x = a.values[a.values.size() == 1 ? 0 : i];
     int64_t y = b.values[b.values.size() == 1 ? 0 : i];
@@ -84,6 +86,8 @@ FailureOr<Ints> arithmetic(const onnx::NodeProto &node, ImportContext &ctx,
     if (op == "Div") {
       if (y == 0)
         return ctx.fail(node) << "divides by zero";
+      if (y == -1 && x == INT64_MIN)
+        return ctx.fail(node) << "overflows 64 bits";
       r = x / y; // ONNX integer division truncates, as C++ does
     } else if (op == "Mul" ? __builtin_mul_overflow(x, y, &r)
                : op == "Add" ? __builtin_add_overflow(x, y, &r)

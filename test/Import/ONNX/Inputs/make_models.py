@@ -198,8 +198,10 @@ save(h.make_graph(nodes, "modern_errors", inputs, [out]), "modern_errors.onnx")
 # flatten or a channel shuffle, a reshape target that is not a constant,
 # permutations other than channels-last and back, a 5-D view or a
 # channels-last tensor read by another layer, slices and splits that are
-# not along whole channels, a Div by a constant, a MatMul or layer norm on
-# N x C x H x W, and shape arithmetic hd cannot compute.
+# not along whole channels (a Slice without axes slices the batch), a Div
+# by a constant, a MatMul or layer norm on N x C x H x W, a scale that
+# broadcasts along the width, a channel shuffle reshaped back to another
+# shape, and shape arithmetic hd cannot compute.
 nodes = [
     h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[1, 1]),
     const("to3d", TensorProto.INT64, [3], [0, 4, -1]),
@@ -228,6 +230,15 @@ nodes = [
     h.make_node("Relu", ["nhwc"], ["rl"], name="relu/channels_last"),
     h.make_node("ReduceMean", ["nhwc"], ["rm"], name="mean/channels_last",
                 axes=[-1]),
+    h.make_node("Slice", ["c0", "zero", "two_i"], ["sn"],
+                name="slice/no_axes"),
+    h.make_node("Mul", ["c0", "ls3"], ["lw"], name="mul/scale_on_width"),
+    const("group2", TensorProto.INT64, [5], [0, 2, 2, 8, 8]),
+    h.make_node("Reshape", ["c0", "group2"], ["v2"], name="shuffle/view"),
+    h.make_node("Transpose", ["v2"], ["t2"], name="shuffle/transpose",
+                perm=[0, 2, 1, 3, 4]),
+    const("back", TensorProto.INT64, [4], [0, -1, 0, 0]),
+    h.make_node("Reshape", ["t2", "back"], ["b2"], name="shuffle/other_back"),
     h.make_node("Shape", ["c0"], ["dims"], name="shape/c0"),
     const("seven", TensorProto.INT64, [1], [7]),
     h.make_node("Gather", ["dims", "seven"], ["g7"], name="gather/out_of_range"),
@@ -238,7 +249,7 @@ nodes = [
     h.make_node("Flatten", ["g"], ["logits"], name="flatten"),
 ]
 inputs = [image("x", 3, 8), param("w0", [4, 3, 1, 1]), param("wm", [8, 8]),
-          param("ls", [4]), param("lb", [4])]
+          param("ls", [4]), param("lb", [4]), param("ls3", [1, 1, 4])]
 out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 4])
 save(h.make_graph(nodes, "layout_errors", inputs, [out]), "layout_errors.onnx")
 
