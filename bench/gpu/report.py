@@ -60,7 +60,8 @@ def predictions(out, build):
              "-o", os.devnull])
         r = json.load(open(report))
         measured = sum(l["time_source"] == "profile" for l in r["layers"])
-        predicted[m] = (r["predicted_ms"], measured, len(r["layers"]))
+        predicted[m] = (r["predicted_ms"], measured, len(r["layers"]),
+                        r["peak_mem_bytes"])
     return predicted
 
 
@@ -126,9 +127,13 @@ def main():
     lines += ["", "The cost model on the same GPU: each layer timed there "
               "(`hdrt-profile-cuda`, forward + backward + update), summed by "
               "the search's model for one device, against the measured step "
-              "at batch 64.", "",
-              "| model | layers measured | predicted ms | measured ms | error |",
-              "|---|---|---|---|---|"]
+              "at batch 64; and its device memory (the report's "
+              "`peak_mem_bytes`) against the program's measured peak "
+              "(`--metrics`, cuDNN's workspace included, which the model "
+              "leaves out).", "",
+              "| model | layers measured | predicted ms | measured ms | error "
+              "| predicted peak MiB | measured peak MiB | error |",
+              "|---|---|---|---|---|---|---|---|"]
     for m in MODELS:
         try:
             hd = hd_images_per_s(read("hd-%s-64.log" % m))
@@ -138,10 +143,17 @@ def main():
             ok = False
             lines.append("| %s | | | | no result |" % m)
             continue
-        ms, measured, layers = predicted[m]
+        ms, measured, layers, peak = predicted[m]
         step = 64 / hd * 1e3
-        lines.append("| %s | %d of %d | %.2f | %.2f | %+.1f%% |" % (
-            m, measured, layers, ms, step, 100 * (ms - step) / step))
+        try:
+            used = json.load(open(os.path.join(out, "hd-%s-64.json" % m)))[
+                "peak_mem_bytes"]
+            memory = "%.0f | %.0f | %+.1f%%" % (
+                peak / 2**20, used / 2**20, 100 * (peak - used) / used)
+        except (OSError, ValueError, KeyError, ZeroDivisionError):
+            memory = "%.0f | no result | " % (peak / 2**20)
+        lines.append("| %s | %d of %d | %.2f | %.2f | %+.1f%% | %s |" % (
+            m, measured, layers, ms, step, 100 * (ms - step) / step, memory))
     write_section("gpu", lines)
     return 0 if ok else 1
 

@@ -60,7 +60,8 @@ for m in small_cnn alexnet_small shuffle_blocks convnext_blocks binary_broadcast
 done
 for m in alexnet vgg16 resnet50 inception_v3; do
   for b in 32 64 128; do
-    timeout 60 "$bundle/bin/$m-b$b" --steps "$steps" > "$out/hd-$m-$b.log" 2>&1
+    timeout 60 "$bundle/bin/$m-b$b" --steps "$steps" \
+      --metrics "$out/hd-$m-$b.json" > "$out/hd-$m-$b.log" 2>&1
     echo "hd $m batch $b: exit $? ($(( $(date +%s) - start )) s)"
   done
 done
