@@ -105,6 +105,30 @@ Error Planner::plan(const std::vector<std::optional<ParallelConfig>> &pinned,
   return Error::success();
 }
 
+void Planner::keepBestBaseline(const SearchGraph &searchGraph,
+                               SearchResult &result) const {
+  // Every baseline's configuration is a candidate (pinned layers keep
+  // theirs), so an exact search never loses to one; the approximation that
+  // a graph too wide to eliminate falls back to can.
+  for (StrategyKind kind :
+       {StrategyKind::Data, StrategyKind::Model, StrategyKind::OWT}) {
+    std::vector<ParallelConfig> baseline =
+        baselineStrategy(kind, graph, target.devices);
+    std::vector<int> choice;
+    for (size_t l = 0; l < graph.layers.size(); ++l) {
+      auto it = find(candidates[l], baseline[l]);
+      // A pinned layer has one candidate, its pin.
+      choice.push_back(it == candidates[l].end() ? 0
+                                                 : it - candidates[l].begin());
+    }
+    double cost = evaluate(searchGraph, choice);
+    if (cost < result.cost) {
+      result.choice = std::move(choice);
+      result.cost = cost;
+    }
+  }
+}
+
 Error Planner::search() {
   SearchGraph searchGraph = tables->buildSearchGraph();
   SearchResult result;
@@ -123,6 +147,8 @@ Error Planner::search() {
     result = std::move(*found);
   } else {
     result = searchOptimal(searchGraph);
+    if (!result.stats.exact)
+      keepBestBaseline(searchGraph, result);
   }
   chosen.clear();
   for (size_t l = 0; l < graph.layers.size(); ++l)

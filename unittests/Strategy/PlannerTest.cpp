@@ -169,6 +169,37 @@ TEST(Planner, SearchBeatsEveryBaselineAndEqualsBruteForce) {
   }
 }
 
+// A graph too wide for exact elimination (every layer reads every earlier
+// one, as in a dense block) takes the search's approximation, which must
+// still never lose to a baseline: their configurations are candidates.
+TEST(Planner, AnApproximateSearchNeverLosesToABaseline) {
+  LayerGraph g;
+  g.model = "dense";
+  g.modelHash = "fedcba9876543210";
+  g.batch = 16;
+  for (int k = 0; k < 9; ++k) {
+    Layer l = convLayer("conv" + std::to_string(k), k - 1, 1);
+    l.inputs.clear();
+    for (int p = 0; p < k; ++p)
+      l.inputs.push_back({p, {16, 32, 14, 14}});
+    if (k == 0)
+      l.inputs.push_back({-1, {16, 32, 14, 14}});
+    g.layers.push_back(l);
+  }
+  int64_t devices = 16;
+  Planner planner(g, target(StrategyKind::Layerwise, devices));
+  ASSERT_FALSE(static_cast<bool>(planner.plan(
+      std::vector<std::optional<ParallelConfig>>(g.layers.size()), "")));
+  StrategyReport r = planner.report();
+  ASSERT_TRUE(r.search);
+  EXPECT_FALSE(r.search->exact) << "the graph must be too wide to be exact";
+  for (StrategyKind kind :
+       {StrategyKind::Data, StrategyKind::Model, StrategyKind::OWT})
+    EXPECT_LE(r.cost.totalMs(), planned(g, kind, devices) * (1 + 1e-12))
+        << strategyName(kind);
+  EXPECT_LE(r.search->lowerBound, r.cost.totalMs() * (1 + 1e-12));
+}
+
 TEST(Planner, PinnedLayersKeepTheirConfiguration) {
   LayerGraph g = smallGraph();
   std::vector<std::optional<ParallelConfig>> pinned(g.layers.size());

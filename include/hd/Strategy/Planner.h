@@ -95,6 +95,10 @@ private:
   applyImported(const std::string &importPath,
                 const std::vector<std::optional<ParallelConfig>> &pinned);
   llvm::Error search();
+  /// Replaces a non-exact search's result with a baseline's strategy when
+  /// that one costs less.
+  void keepBestBaseline(const SearchGraph &searchGraph,
+                        SearchResult &result) const;
 
   const LayerGraph &graph;
   Target target;
