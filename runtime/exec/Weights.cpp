@@ -62,10 +62,8 @@ std::vector<float> transposed(const std::vector<float> &m, int64_t rows,
 /// matrix (elements per K) x K, as ONNX stores a Linear's or a MatMul's
 /// weight that hd keeps as K x F (or as a 1x1 convolution's K x F x 1 x 1).
 std::vector<int64_t> transposedDims(const std::vector<int64_t> &shape) {
-  int64_t rest = 1;
-  for (size_t d = 1; d < shape.size(); ++d)
-    rest *= shape[d];
-  return {rest, shape.empty() ? 1 : shape[0]};
+  int64_t k = shape.empty() ? 1 : shape[0];
+  return {volume(shape) / k, k};
 }
 
 /// Whether `path` starts as an hd checkpoint; false with `error` set when

@@ -39,6 +39,15 @@ static FailureOr<Shape> constantInts(const onnx::NodeProto &node,
   return *ints;
 }
 
+/// Input #index as constantInts reads it, or `dflt` when the node omits it.
+static FailureOr<Shape> optionalInts(const onnx::NodeProto &node,
+                                     ImportContext &ctx, int index,
+                                     StringRef role, Shape dflt) {
+  if (index >= node.input_size() || node.input(index).empty())
+    return dflt;
+  return constantInts(node, ctx, index, role);
+}
+
 /// Reshape's target with 0 (copy the input's dim) and -1 (the rest)
 /// resolved; fails when it does not hold the input's elements.
 static FailureOr<Shape> reshapeTarget(const onnx::NodeProto &node,
@@ -199,16 +208,16 @@ static LogicalResult importSlice(const onnx::NodeProto &node,
     FailureOr<Shape> e = constantInts(node, ctx, 2, "ends");
     if (failed(e))
       return failure();
+    FailureOr<Shape> a = optionalInts(node, ctx, 3, "axes", Shape{0});
+    if (failed(a))
+      return failure();
+    FailureOr<Shape> st = optionalInts(node, ctx, 4, "steps", Shape{1});
+    if (failed(st))
+      return failure();
     starts = *s;
     ends = *e;
-    for (auto [i, out] : llvm::enumerate(std::array{&axes, &steps}))
-      if (node.input_size() > int(i) + 3 && !node.input(i + 3).empty()) {
-        FailureOr<Shape> v = constantInts(node, ctx, int(i) + 3,
-                                          i == 0 ? "axes" : "steps");
-        if (failed(v))
-          return failure();
-        *out = *v;
-      }
+    axes = *a;
+    steps = *st;
   } else {
     starts = intsAttr(node, "starts").value_or(Shape{});
     ends = intsAttr(node, "ends").value_or(Shape{});

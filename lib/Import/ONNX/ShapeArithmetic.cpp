@@ -76,9 +76,9 @@ FailureOr<Ints> arithmetic(const onnx::NodeProto &node, ImportContext &ctx,
       (b.values.size() != n && b.values.size() != 1))
     return ctx.fail(node) << "operands of " << a.values.size() << " and "
                           << b.values.size() << " values do not broadcast";
-  Ints out{a.values.size() >= b.values.size() ? a.dims : b.dims, {}};
-  if (a.dims.size() == 1 || b.dims.size() == 1)
-    out.dims = Shape{int64_t(n)};
+  // A scalar with a scalar is a scalar; anything with a vector, a vector.
+  bool vector = a.dims.size() == 1 || b.dims.size() == 1;
+  Ints out{vector ? Shape{int64_t(n)} : Shape{}, {}};
   for (size_t i = 0; i < n; ++i) {
     int64_t x = a.values[a.values.size() == 1 ? 0 : i];
     int64_t y = b.values[b.values.size() == 1 ? 0 : i];
