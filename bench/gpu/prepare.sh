@@ -38,15 +38,18 @@ compile() { # model.mlir devices strategy backend exe
 
 # Parity: the small CNN of the tests, AlexNet's layers at 63x63, and the
 # blocks of today's CNNs (ShuffleNetV2's and ConvNeXt's units, the binary
-# functions with a per-channel operand), 5 steps of the same seed and data;
-# the CPU reference runs here.
+# functions with a per-sample or a per-channel operand, frozen or trained),
+# 5 steps of the same seed and data; the CPU reference runs here.
 inputs=$root/test/Import/ONNX/Inputs
-for m in small_cnn shuffle_blocks convnext_blocks binary_broadcast; do
+blocks="shuffle_blocks convnext_blocks binary_broadcast channel_operands"
+for m in small_cnn $blocks; do
+  frozen=
+  [ $m = channel_operands ] && frozen=--frozen-tensors=mean,std
   "$bin/hd-translate" --import-onnx "$inputs/$m.onnx" --batch-size=6 \
-    -o "$work/$m.mlir"
+    $frozen -o "$work/$m.mlir"
 done
 cp "$root/test/Integration/Inputs/alexnet-small.mlir" "$work/alexnet_small.mlir"
-for m in small_cnn alexnet_small shuffle_blocks convnext_blocks binary_broadcast; do
+for m in small_cnn alexnet_small $blocks; do
   compile "$work/$m.mlir" 1 data cuda "$out/bin/parity-$m"
   compile "$work/$m.mlir" 1 data cpu "$work/$m-cpu"
   mpirun -np 1 "$work/$m-cpu" --steps 5 --seed 1 --lr 0.05 --quiet \

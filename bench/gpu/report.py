@@ -24,7 +24,7 @@ BATCHES = [32, 64, 128]
 WARMUP = 5
 PARITY = 1e-3
 PARITY_MODELS = ["small_cnn", "alexnet_small", "shuffle_blocks",
-                 "convnext_blocks", "binary_broadcast"]
+                 "convnext_blocks", "binary_broadcast", "channel_operands"]
 
 
 def hd_images_per_s(log):

@@ -3,7 +3,7 @@
 # Runs on the GPU machine from the repository root, with the bundle that
 # bench/gpu/prepare.sh made here (that machine has no MLIR):
 #   0. the CUDA device's kernels against the CPU device's (HDCudaTests);
-#   1. parity: the CUDA backend against the CPU backend on five small CNNs,
+#   1. parity: the CUDA backend against the CPU backend on six small CNNs,
 #      5 steps with TF32 off (the CPU losses came with the bundle);
 #   2. hd's images/s on one GPU: AlexNet, VGG-16, ResNet-50, Inception-v3 at
 #      batch 32, 64 and 128 (median step after warm-up);
@@ -53,7 +53,8 @@ ldd "$bundle/bin/parity-small_cnn" >> "$out/env.txt" 2>&1
 start=$(date +%s)
 timeout 120 "$bundle/bin/HDCudaTests" > "$out/cuda-tests.log" 2>&1
 echo "cuda tests: exit $? ($(( $(date +%s) - start )) s)"
-for m in small_cnn alexnet_small shuffle_blocks convnext_blocks binary_broadcast; do
+for m in small_cnn alexnet_small shuffle_blocks convnext_blocks binary_broadcast \
+    channel_operands; do
   timeout 120 "$bundle/bin/parity-$m" --steps 5 --seed 1 --lr 0.05 --quiet \
     --no-tf32 --metrics "$out/parity-$m.json" > "$out/parity-$m.log" 2>&1
   echo "parity $m: exit $?"

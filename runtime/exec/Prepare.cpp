@@ -16,6 +16,7 @@
 #include "hdrt/Random.h"
 #include "hdrt/hdrt.h"
 
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cerrno>
@@ -201,8 +202,11 @@ void Program::prepareParams(Layer &l) {
               (2.0f * uniform(options_.seed, stream, firstIndex + j) - 1.0f);
     p.value.upload(host.data());
   }
+  // Frozen tensors (statistics, buffers) have no gradient to sync.
+  bool trains = std::any_of(specs.begin(), specs.end(),
+                            [](const ParamSpec &s) { return s.trained; });
   int64_t replicas = l.out.tasks() / l.out.degrees[1];
-  if (replicas > 1 && l.gradComm == MPI_COMM_NULL && !profiling_)
+  if (trains && replicas > 1 && l.gradComm == MPI_COMM_NULL && !profiling_)
     throw Error("the parameters of layer '" + l.name + "' have " +
                 std::to_string(replicas) +
                 " replicas but the program never syncs their gradients " +

@@ -8,9 +8,9 @@
 //   opsets write for it (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div,
 //   Mul, Add), become one hd.layer_norm over the channels;
 // - a MatMul by a [C, K] weight (or the Transpose of a [K, C] one, as
-//   Linear exports), with the bias Add that follows, is a 1x1 convolution;
-// - a Mul by a [C, 1, 1] parameter (the layer scale) is a depthwise 1x1
-//   convolution without bias.
+//   Linear exports), with the bias Add that follows, is a 1x1 convolution.
+// The layer scale that follows, a Mul by a [C, 1, 1] parameter, is
+// hd.channel_binary (ElementwisePatterns.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,25 +28,15 @@ namespace hd::onnx_import {
 /// Whether `axis` names the last of 4 dims.
 static bool isLastAxis(int64_t axis) { return axis == 3 || axis == -1; }
 
-/// How a parameter broadcasts onto the channels: along the last dim of a
-/// channels-last tensor ([C], [1, C], ...), or along dim 1 of an
-/// N x C x H x W one ([C, 1, 1] or [1, C, 1, 1]).
-enum class ChannelDim { Last, Second };
-
-/// Whether `name` is a parameter of `channels` values that broadcasts onto
-/// the channels as `dim` says.
+/// Whether `name` is a parameter of `channels` values that broadcasts along
+/// the last dim of a channels-last tensor: [C], [1, C], ...
 static bool isChannelParameter(ImportContext &ctx, StringRef name,
-                               int64_t channels, ChannelDim dim) {
+                               int64_t channels) {
   std::optional<Shape> shape = ctx.getParameterShape(name);
   if (!shape || shape->empty() || shape->size() > 4)
     return false;
   Shape want(shape->size(), 1);
-  if (dim == ChannelDim::Last)
-    want.back() = channels;
-  else if (shape->size() >= 3)
-    want[shape->size() - 3] = channels;
-  else
-    return false;
+  want.back() = channels;
   return *shape == want;
 }
 
@@ -58,7 +48,7 @@ static StringRef otherChannelParameter(const onnx::NodeProto &node,
   if (node.input_size() != 2)
     return {};
   StringRef other = node.input(0) == name ? node.input(1) : node.input(0);
-  return isChannelParameter(ctx, other, channels, ChannelDim::Last)
+  return isChannelParameter(ctx, other, channels)
              ? other
              : StringRef();
 }
@@ -93,7 +83,7 @@ static LogicalResult importLayerNormalization(const onnx::NodeProto &node,
   if (node.input_size() != 3)
     return ctx.fail(node) << "expects 3 inputs (X, scale, B)";
   for (int i = 1; i < 3; ++i)
-    if (!isChannelParameter(ctx, node.input(i), channels, ChannelDim::Last))
+    if (!isChannelParameter(ctx, node.input(i), channels))
       return ctx.fail(node) << "input '" << node.input(i)
                             << "' must be a parameter of shape " << channels;
   double eps = asDecimal(floatAttr(node, "epsilon").value_or(1e-5f));
@@ -239,29 +229,6 @@ static LogicalResult importMatMul(const onnx::NodeProto &node,
   ctx.absorb(*addBias);
   ctx.defineChannelsLast(addBias->output(0), conv);
   return success();
-}
-
-FailureOr<Value> importChannelScale(const onnx::NodeProto &node,
-                                    ImportContext &ctx) {
-  for (int side = 0; side < 2 && node.input_size() == 2; ++side) {
-    Value x = ctx.lookupValue(node.input(side));
-    if (!x || shapeOf(x).size() != 4)
-      continue;
-    int64_t channels = shapeOf(x)[1];
-    StringRef scale = node.input(1 - side);
-    if (!isChannelParameter(ctx, scale, channels, ChannelDim::Second))
-      continue;
-    OpBuilder &b = ctx.getBuilder();
-    auto conv = Conv2dOp::create(
-        b, ctx.getLoc(node), x.getType(), x, b.getI64IntegerAttr(channels),
-        b.getDenseI64ArrayAttr({1, 1}), b.getDenseI64ArrayAttr({1, 1}),
-        b.getDenseI64ArrayAttr({0, 0, 0, 0}), b.getDenseI64ArrayAttr({1, 1}),
-        b.getI64IntegerAttr(channels), b.getBoolAttr(false),
-        /*parallel=*/nullptr);
-    ctx.recordTensors(conv, {{"weight", scale}});
-    return Value(conv);
-  }
-  return failure();
 }
 
 void addChannelsLastPatterns(PatternTable &table) {

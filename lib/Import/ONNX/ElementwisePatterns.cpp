@@ -2,8 +2,10 @@
 //
 // Layers that keep their input's shape. hd's elementwise ops take the 2-D
 // (N x F) and 4-D (N x C x H x W) activations of a CNN; Add, Sub, Mul and
-// Div also take a per-sample, per-channel operand (squeeze-and-excitation's
-// scale), and Identity and Dropout turned off add no op at all.
+// Div also take a per-sample, per-channel activation (squeeze-and-
+// excitation's scale) or a per-channel parameter (a layer scale, a
+// normalization inside the model), and Identity and Dropout turned off add
+// no op at all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,22 +47,80 @@ getOperands(const onnx::NodeProto &node, ImportContext &ctx) {
   return std::make_pair(*a, *b);
 }
 
+/// Whether the parameter `name` holds one value per channel of `x`, as ONNX
+/// broadcasts it: [C, 1, 1] or [1, C, 1, 1] for an N x C x H x W `x`, [F]
+/// or [1, F] for an N x F one.
+static bool isPerChannelParameter(ImportContext &ctx, StringRef name,
+                                  Value x) {
+  std::optional<Shape> shape = ctx.getParameterShape(name);
+  if (!shape)
+    return false;
+  Shape sx = shapeOf(x);
+  if (sx.size() == 4)
+    return *shape == Shape{sx[1], 1, 1} || *shape == Shape{1, sx[1], 1, 1};
+  return sx.size() == 2 &&
+         (*shape == Shape{sx[1]} || *shape == Shape{1, sx[1]});
+}
+
+/// Add, Sub, Mul or Div of an activation and a per-channel parameter (a
+/// layer scale, a normalization inside the model) as hd.channel_binary,
+/// frozen when the user said the parameter is a buffer; nullopt when no
+/// input is such a parameter.
+static std::optional<LogicalResult>
+importChannelOperand(const onnx::NodeProto &node, ImportContext &ctx,
+                     BinaryFunction f) {
+  if (node.input_size() != 2)
+    return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    StringRef operand = node.input(side);
+    Value x = ctx.lookupValue(node.input(1 - side));
+    if (!x || !isPerChannelParameter(ctx, operand, x))
+      continue;
+    if (side == 0 && (f == BinaryFunction::Sub || f == BinaryFunction::Div))
+      return ctx.fail(node)
+             << "the per-channel parameter '" << operand
+             << "' is the first operand; only activation "
+             << (f == BinaryFunction::Sub ? "-" : "/")
+             << " parameter is supported";
+    bool frozen = ctx.isFrozen(operand);
+    if (frozen)
+      ctx.markFrozen(operand);
+    OpBuilder &b = ctx.getBuilder();
+    auto op = ChannelBinaryOp::create(
+        b, ctx.getLoc(node), x.getType(), x,
+        BinaryFunctionAttr::get(b.getContext(), f),
+        frozen ? b.getUnitAttr() : nullptr, /*parallel=*/nullptr);
+    ctx.recordTensors(op, {{"operand", operand}});
+    ctx.defineOutput(node, op);
+    return success();
+  }
+  return std::nullopt;
+}
+
 /// Add, Sub, Mul and Div of two activations of one shape, or of an
 /// N x C x H x W one and an N x C x 1 x 1 one (second, or either for the
 /// commutative Add and Mul). A residual Add is hd.add; the rest hd.binary.
 static LogicalResult importBinary(const onnx::NodeProto &node,
                                   ImportContext &ctx, BinaryFunction f) {
+  if (std::optional<LogicalResult> perChannel =
+          importChannelOperand(node, ctx, f))
+    return *perChannel;
   StringRef op = node.op_type();
-  for (int i = 0; i < std::min(node.input_size(), 2); ++i)
-    if (ctx.lookupConstant(node.input(i)) ||
-        ctx.getParameterShape(node.input(i)))
+  for (int i = 0; i < std::min(node.input_size(), 2); ++i) {
+    StringRef input = node.input(i);
+    if (ctx.getParameterShape(input))
       return ctx.fail(node)
-             << "input '" << node.input(i)
-             << "' is a constant or parameter; only " << op
-             << " of two activations"
-             << (f == BinaryFunction::Mul
-                     ? ", or of one by a [C, 1, 1] parameter, is supported"
-                     : " is supported");
+             << "parameter '" << input << "' of shape "
+             << shapeStr(*ctx.getParameterShape(input)) << ": only " << op
+             << " of two activations, or of one by a per-channel ([C, 1, 1]) "
+                "parameter, is supported";
+    if (ctx.lookupConstant(input))
+      return ctx.fail(node)
+             << "input '" << input << "' is a constant; only " << op
+             << " of two activations, or of one by a per-channel ([C, 1, 1]) "
+                "parameter, is supported (store the constant in the model "
+                "as a parameter or buffer)";
+  }
   FailureOr<std::pair<Value, Value>> operands = getOperands(node, ctx);
   if (failed(operands))
     return failure();
@@ -110,11 +170,6 @@ static LogicalResult importSub(const onnx::NodeProto &node,
 
 static LogicalResult importMul(const onnx::NodeProto &node,
                                ImportContext &ctx) {
-  if (FailureOr<Value> scaled = importChannelScale(node, ctx);
-      succeeded(scaled)) {
-    ctx.defineOutput(node, *scaled);
-    return success();
-  }
   return importBinary(node, ctx, BinaryFunction::Mul);
 }
 

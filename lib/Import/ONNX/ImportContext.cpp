@@ -147,6 +147,7 @@ void ImportContext::recordTensors(
   for (auto [param, name] : tensors) {
     entries.push_back(builder.getNamedAttr(param, builder.getStringAttr(name)));
     recordedTensors.insert(name);
+    tensorLayers[name].push_back(op->getLoc());
   }
   op->setAttr(HDDialect::getTensorsAttrName(),
               builder.getDictionaryAttr(entries));

@@ -259,10 +259,38 @@ public:
   const llvm::StringSet<> &getRecordedTensors() const {
     return recordedTensors;
   }
+  /// The layers (their locations) recordTensors gave each tensor to: more
+  /// than one is a weight the model shares, which hd cannot train (each
+  /// layer owns its parameters).
+  const llvm::StringMap<llvm::SmallVector<mlir::Location, 1>> &
+  getTensorLayers() const {
+    return tensorLayers;
+  }
+
+  /// Whether the user named the parameter `name` as a buffer the model
+  /// keeps fixed (--frozen-tensors); a pattern that freezes it says so with
+  /// markFrozen, and the driver reports the names no pattern froze.
+  bool isFrozen(llvm::StringRef name) const { return frozen.contains(name); }
+  void markFrozen(llvm::StringRef name) { frozenUsed.insert(name); }
 
   //===--------------------------------------------------------------------===//
   // For the driver
   //===--------------------------------------------------------------------===//
+
+  /// The tensors the user froze (ONNXImportOptions::frozenTensors).
+  void setFrozenTensors(llvm::ArrayRef<std::string> names) {
+    for (const std::string &name : names)
+      frozen.insert(name);
+  }
+  /// Those no pattern froze.
+  llvm::SmallVector<llvm::StringRef> getUnusedFrozenTensors() const {
+    llvm::SmallVector<llvm::StringRef> unused;
+    for (const auto &entry : frozen)
+      if (!frozenUsed.contains(entry.getKey()))
+        unused.push_back(entry.getKey());
+    llvm::sort(unused);
+    return unused;
+  }
 
   /// The imported value `name`; null when there is none.
   mlir::Value lookupValue(llvm::StringRef name) const {
@@ -288,6 +316,7 @@ private:
 
   llvm::StringMap<mlir::Value> values;
   llvm::StringSet<> recordedTensors;
+  llvm::StringMap<llvm::SmallVector<mlir::Location, 1>> tensorLayers;
   llvm::StringMap<PendingPad> pendingPads;
   llvm::StringMap<PendingShuffle> pendingShuffles;
   llvm::StringMap<mlir::Value> channelsLast;
@@ -296,6 +325,7 @@ private:
   std::deque<onnx::TensorProto> folded;
   llvm::DenseSet<const onnx::NodeProto *> absorbed;
   llvm::StringSet<> poisoned;
+  llvm::StringSet<> frozen, frozenUsed;
 };
 
 } // namespace hd::onnx_import

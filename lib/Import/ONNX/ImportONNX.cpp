@@ -25,6 +25,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -41,7 +42,9 @@ public:
   GraphImporter(const onnx::ModelProto &model, Location fileLoc,
                 const ONNXImportOptions &options)
       : model(model), graph(model.graph()), fileLoc(fileLoc), options(options),
-        ctx(graph, fileLoc.getContext()) {}
+        ctx(graph, fileLoc.getContext()) {
+    ctx.setFrozenTensors(options.frozenTensors);
+  }
 
   OwningOpRef<ModuleOp> run();
 
@@ -138,10 +141,41 @@ LogicalResult GraphImporter::importNodes() {
     if (!ctx.definesOutput(node))
       ctx.poisonOutputs(node);
   }
-  if (ctx.getDiagnostics().empty())
-    return success();
-  ctx.getDiagnostics().emitCombinedError(fileLoc);
-  return failure();
+  if (!ctx.getDiagnostics().empty()) {
+    ctx.getDiagnostics().emitCombinedError(fileLoc);
+    return failure();
+  }
+  // Each layer owns its parameters: a tied weight would become copies
+  // trained apart, silently unlike the model.
+  SmallVector<std::string> shared;
+  for (const auto &[name, layers] : ctx.getTensorLayers()) {
+    if (layers.size() < 2)
+      continue;
+    std::string names;
+    for (Location loc : layers) {
+      auto layer = dyn_cast<NameLoc>(loc);
+      names += (names.empty() ? "'" : ", '") +
+               (layer ? layer.getName().str() : std::string("?")) + "'";
+    }
+    shared.push_back("'" + name.str() + "' (" + names + ")");
+  }
+  if (!shared.empty()) {
+    llvm::sort(shared);
+    return emitError(fileLoc)
+           << "the model shares weights between layers, which hd does not "
+              "support (each layer owns its parameters): "
+           << llvm::join(shared, "; ");
+  }
+  // A name that froze nothing is a typo or a misunderstanding; training
+  // the tensor anyway would be silent.
+  if (SmallVector<StringRef> unused = ctx.getUnusedFrozenTensors();
+      !unused.empty())
+    return emitError(fileLoc)
+           << "--frozen-tensors: '" << llvm::join(unused, "', '")
+           << (unused.size() == 1 ? "' is not" : "' are not")
+           << " the per-channel operand of an Add, Sub, Mul or Div (a [C, "
+              "1, 1] initializer); only those can be frozen";
+  return success();
 }
 
 FailureOr<Value> GraphImporter::getGraphOutput() {

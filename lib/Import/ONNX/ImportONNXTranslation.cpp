@@ -24,6 +24,13 @@ static llvm::cl::opt<bool> noLoss(
                    "appending the softmax cross-entropy loss"),
     llvm::cl::init(false));
 
+static llvm::cl::list<std::string> frozenTensors(
+    "frozen-tensors",
+    llvm::cl::desc("--import-onnx: initializers that are buffers the model "
+                   "keeps fixed, not parameters it trains (per-channel "
+                   "operands of Add, Sub, Mul and Div)"),
+    llvm::cl::CommaSeparated);
+
 /// A symbol-friendly model name from the file name: "inception_v3".
 static std::string modelNameFor(StringRef path) {
   std::string name = llvm::sys::path::stem(path).str();
@@ -52,6 +59,8 @@ void hd::registerImportONNXTranslation() {
         options.batchSize = batchSize < 1 ? 0 : batchSize.getValue();
         options.appendLoss = !noLoss;
         options.modelName = modelNameFor(path);
+        options.frozenTensors.assign(frozenTensors.begin(),
+                                     frozenTensors.end());
         OwningOpRef<ModuleOp> module =
             importONNX(buffer->getBuffer(), fileLoc, options);
         if (!module)

@@ -73,12 +73,6 @@ mlir::FailureOr<Shape> getReduceAxes(const onnx::NodeProto &node,
 mlir::LogicalResult importLayerNormChain(const onnx::NodeProto &mean,
                                          ImportContext &ctx, mlir::Value x);
 
-/// A Mul of an N x C x H x W activation by a [C, 1, 1] parameter (a layer
-/// scale), as a depthwise 1x1 convolution; fails, reporting nothing, for
-/// any other Mul.
-mlir::FailureOr<mlir::Value> importChannelScale(const onnx::NodeProto &node,
-                                                ImportContext &ctx);
-
 /// Every family's patterns.
 PatternTable buildPatternTable();
 

@@ -4,7 +4,7 @@
 // attribute (a pool's `global`) as 0. A kind without fields takes none.
 // RUN: hd-opt %s --layerwise-parallelize="devices=1" --hd-insert-transfers --hd-lower-to-runtime | FileCheck %s
 // RUN: hd-opt %s --layerwise-parallelize="devices=1" --hd-insert-transfers --hd-lower-to-runtime | FileCheck %s --check-prefix=NONE
-// NONE-NOT: @hd_layer{{(2|4|5|10|15)}}_desc
+// NONE-NOT: @hd_layer{{(2|4|5|10|17)}}_desc
 
 module attributes {hd.model = "kinds"} {
   func.func @kinds(%x: tensor<2x4x8x8xf32>, %y: tensor<2xi32>) -> tensor<f32> {
@@ -23,7 +23,9 @@ module attributes {hd.model = "kinds"} {
     %l = hd.linear %d {bias = true, out_features = 3 : i64} : tensor<2x4xf32> -> tensor<2x3xf32> loc("fc")
     %h = hd.activation hardsigmoid %l {alpha = 0.2, beta = 0.5} : tensor<2x3xf32> loc("hardsigmoid")
     %m = hd.binary mul %l, %h : tensor<2x3xf32>, tensor<2x3xf32> loc("mul")
-    %loss = hd.softmax_cross_entropy %m, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32> loc("loss")
+    %cd = hd.channel_binary div %m {frozen} : tensor<2x3xf32> loc("channel_div")
+    %cs = hd.channel_binary sub %cd : tensor<2x3xf32> loc("channel_sub")
+    %loss = hd.softmax_cross_entropy %cs, %y : tensor<2x3xf32>, tensor<2xi32> -> tensor<f32> loc("loss")
     return %loss : tensor<f32>
   }
 }
@@ -47,5 +49,8 @@ module attributes {hd.model = "kinds"} {
 // CHECK-DAG: @hd_layer13_desc([2, 2.000000e-01, 5.000000e-01]) {{.*}} : !llvm.struct<"hdrt.activation.desc", (i64, f64, f64)>
 // function (2: mul)
 // CHECK-DAG: @hd_layer14_desc([2]) {{.*}} : !llvm.struct<"hdrt.binary.desc", (i64)>
+// function (3: div, 1: sub), frozen
+// CHECK-DAG: @hd_layer15_desc([3, 1]) {{.*}} : !llvm.struct<"hdrt.channel_binary.desc", (i64, i64)>
+// CHECK-DAG: @hd_layer16_desc([1, 0]) {{.*}} : !llvm.struct<"hdrt.channel_binary.desc", (i64, i64)>
 // out_features, bias
 // CHECK-DAG: @hd_layer12_desc([3, 1]) {{.*}} : !llvm.struct<"hdrt.linear.desc", (i64, i64)>

@@ -290,6 +290,14 @@ func.func @mul_broadcast(%x: tensor<2x8x4x4xf32>, %s: tensor<2x8x4x1xf32>) -> te
 
 // -----
 
+func.func @channel_operand_3d(%x: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  // expected-error @+1 {{input must be a static 2-D NxF or 4-D NxCxHxW tensor}}
+  %0 = hd.channel_binary add %x : tensor<2x8x4xf32>
+  return %0 : tensor<2x8x4xf32>
+}
+
+// -----
+
 func.func @mul_channels(%x: tensor<2x8x4x4xf32>, %s: tensor<2x4x1x1xf32>) -> tensor<2x8x4x4xf32> {
   // expected-error @+1 {{rhs of shape 2x4x1x1 must be the lhs's shape 2x8x4x4 or, for a 4-D lhs, N x C x 1 x 1}}
   %0 = hd.binary mul %x, %s : tensor<2x8x4x4xf32>, tensor<2x4x1x1xf32>

@@ -61,7 +61,13 @@ func.func @modern(%x: tensor<8x16x9x9xf32>) -> tensor<8x16x9x9xf32> {
   %se = hd.binary mul %ge, %hg {parallel = #hd.pconfig<n = 1, c = 2, h = 3, w = 1>} : tensor<8x16x9x9xf32>, tensor<8x16x1x1xf32>
   // CHECK: hd.binary mul %{{.*}}, %{{.*}} : tensor<8x16x9x9xf32>, tensor<8x16x9x9xf32>
   %sq = hd.binary mul %se, %x : tensor<8x16x9x9xf32>, tensor<8x16x9x9xf32>
-  return %sq : tensor<8x16x9x9xf32>
+  // The layer's own per-channel operand: a frozen buffer, a trained
+  // parameter split over channels and rows.
+  // CHECK: hd.channel_binary sub %{{.*}} {frozen} : tensor<8x16x9x9xf32>
+  %nm = hd.channel_binary sub %sq {frozen} : tensor<8x16x9x9xf32>
+  // CHECK: hd.channel_binary div %{{.*}} {parallel = #hd.pconfig<n = 1, c = 4, h = 2, w = 1>} : tensor<8x16x9x9xf32>
+  %ls = hd.channel_binary div %nm {parallel = #hd.pconfig<n = 1, c = 4, h = 2, w = 1>} : tensor<8x16x9x9xf32>
+  return %ls : tensor<8x16x9x9xf32>
 }
 
 // Explicit data movement.

@@ -31,7 +31,7 @@
 // CONVNEXT-NEXT: %[[UP:.*]] = hd.conv2d %[[N1]] {bias = true, {{.*}}groups = 1 : i64, hd.tensors = {bias = "block.block.3.bias", weight = "block.block.3.weight"}, kernel = array<i64: 1, 1>, out_channels = 32 : i64{{.*}} -> tensor<2x32x4x4xf32>
 // CONVNEXT-NEXT: %[[G:.*]] = hd.activation gelu %[[UP]] : tensor<2x32x4x4xf32>
 // CONVNEXT-NEXT: %[[DOWN:.*]] = hd.conv2d %[[G]] {bias = true, {{.*}}weight = "block.block.5.weight"}, kernel = array<i64: 1, 1>, out_channels = 8 : i64
-// CONVNEXT-NEXT: %[[LS:.*]] = hd.conv2d %[[DOWN]] {bias = false, {{.*}}groups = 8 : i64, hd.tensors = {weight = "block.layer_scale"}, kernel = array<i64: 1, 1>
+// CONVNEXT-NEXT: %[[LS:.*]] = hd.channel_binary mul %[[DOWN]] {hd.tensors = {operand = "block.layer_scale"}} : tensor<2x8x4x4xf32>
 // CONVNEXT-NEXT: hd.add %[[LS]], %[[N0]] : tensor<2x8x4x4xf32>
 // CONVNEXT-NOT: hd.layer_norm
 // CONVNEXT-NOT: hd.activation

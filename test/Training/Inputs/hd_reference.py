@@ -5,12 +5,14 @@ reproduce, computed independently.
       [--eval-samples E] [--seed 3] [--lr X] [--momentum X]
       [--weight-decay X] [--nesterov] [--schedule constant|step|cosine]
       [--warmup K] [--shuffle] [--flip] [--crop P] [--mean M --std S]
-      [--image-folder] [--threads T]
+      [--image-folder] [--threads T] [--channel-operands]
     writes OUT/init.onnx (the model with PyTorch's initial weights),
     OUT/train-x.npy, OUT/train-y.npy, OUT/eval-x.npy, OUT/eval-y.npy
     (uint8 Fashion-MNIST images and int64 labels; with --image-folder, the
     training images as OUT/train/<class>/<n>.png and .jpg files instead,
-    which the reference reads with torchvision's ImageFolder), and
+    which the reference reads with torchvision's ImageFolder; with
+    --channel-operands, the model normalizes the images itself and scales
+    and shifts channels by [C, 1, 1] buffers and parameters), and
     OUT/reference.json:
     PyTorch's per-step losses, its evaluation after the last step and its
     trained weights.
@@ -38,6 +40,7 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                 "models"))
@@ -172,11 +175,48 @@ def evaluate(model, batches):
             "samples": n}
 
 
+class PerChannel(nn.Module):
+    """x minus a mean, over a standard deviation (buffers, which hd keeps
+    with --frozen-tensors), then, when `trained`, minus an offset, times a
+    gain, over a divisor, plus a shift (parameters): hd.channel_binary's
+    four functions, frozen and trained, on [C, 1, 1] tensors."""
+
+    def __init__(self, c, trained):
+        super().__init__()
+        g = torch.Generator().manual_seed(c)
+        self.register_buffer("mean", 0.2 * torch.rand(c, 1, 1, generator=g))
+        self.register_buffer("std", 0.5 + torch.rand(c, 1, 1, generator=g))
+        self.trained = trained
+        if trained:
+            for name, base, spread in (("offset", 0, 0.1), ("gain", 1, 0.2),
+                                       ("divisor", 1.5, 0.2),
+                                       ("shift", 0, 0.1)):
+                setattr(self, name, nn.Parameter(
+                    base + spread * torch.randn(c, 1, 1, generator=g)))
+
+    def forward(self, x):
+        x = (x - self.mean) / self.std
+        if self.trained:
+            x = (x - self.offset) * self.gain / self.divisor + self.shift
+        return x
+
+
+def model_of(args):
+    """LeNet; with --channel-operands, with the images normalized inside
+    the model and a per-channel affine before the second ReLU."""
+    model = LeNet()
+    if getattr(args, "channel_operands", False):
+        f = list(model.features)
+        model.features = nn.Sequential(PerChannel(1, False), *f[:6],
+                                       PerChannel(16, True), *f[6:])
+    return model
+
+
 def make(args):
     os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    model = LeNet()
+    model = model_of(args)
     export(model, os.path.join(args.out, "init.onnx"))
     train_x, train_y = fashion_mnist("train", args.train_samples)
     eval_x, eval_y = fashion_mnist("eval", args.eval_samples)
@@ -282,7 +322,7 @@ def compare(args):
               f"difference {worst:.1e} ({name})")
         # The exported model, run by PyTorch, scores what hd reported.
         a = argparse.Namespace(**ref["args"])
-        model = LeNet()
+        model = model_of(a)
         load_weights(model, exported)
         eval_x = np.load(os.path.join(args.out, "eval-x.npy"))
         eval_y = np.load(os.path.join(args.out, "eval-y.npy"))
@@ -326,6 +366,7 @@ def main():
     m.add_argument("--std", type=float, default=1.0)
     m.add_argument("--image-folder", action="store_true")
     m.add_argument("--threads", type=int, default=1)
+    m.add_argument("--channel-operands", action="store_true")
     c = sub.add_parser("compare")
     c.add_argument("out")
     c.add_argument("metrics")

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace hd {
 
@@ -24,6 +25,10 @@ struct ONNXImportOptions {
   /// the tensors layers read their parameters from), so that programs can
   /// write their trained weights back as ONNX.
   bool keepSource = true;
+  /// Initializers that are buffers the model keeps fixed rather than
+  /// parameters it trains (ONNX does not tell them apart): each must be the
+  /// per-channel operand of an Add, Sub, Mul or Div.
+  std::vector<std::string> frozenTensors;
 };
 
 /// Imports a serialized ONNX ModelProto. Every problem is reported as one

@@ -1,7 +1,8 @@
 //===- ElementwiseOps.cpp - verifiers of the elementwise layers -----------===//
 //
-// ReLU, dropout, add, the activations and the binary functions: layers
-// that keep their input's shape, split along any dimension.
+// ReLU, dropout, add, the activations and the binary functions (of two
+// activations, or of one and the layer's per-channel tensor): layers that
+// keep their input's shape, split along any dimension.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,4 +78,13 @@ TileBox BinaryOp::getInputBox(unsigned operandIndex, const TileBox &out) {
   if (operandIndex == 1 && isBroadcast() && !out.empty())
     box[2] = box[3] = {0, 1};
   return box;
+}
+
+LogicalResult ChannelBinaryOp::verify() {
+  return checkElementwise(*this, getInput(), "input");
+}
+
+int64_t ChannelBinaryOp::getParameterCount() {
+  // A frozen operand has no gradient: nothing to sync or update.
+  return getFrozen() ? 0 : shapeOf(getInput())[1];
 }

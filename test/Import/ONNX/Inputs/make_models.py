@@ -288,3 +288,57 @@ inputs = [image("x", 3, 6), param("w0", [4, 3, 3, 3]), param("wf", [5, 144])]
 out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 5])
 save(h.make_graph(nodes, "binary_broadcast", inputs, [out]),
      "binary_broadcast.onnx")
+
+# Per-channel parameters: a normalization ([1, C, 1, 1] mean, [C, 1, 1]
+# standard deviation, buffers that --frozen-tensors keeps), a layer scale
+# first in its Mul, and a bias added to N x F logits; the last Sub's
+# subtrahend is a parameter too. The divisor starts at 1.5.
+nodes = [
+    h.make_node("Sub", ["x", "mean"], ["centered"], name="norm/sub"),
+    h.make_node("Div", ["centered", "std"], ["normed"], name="norm/div"),
+    h.make_node("Conv", ["normed", "w0"], ["c0"], name="conv", kernel_shape=[3, 3],
+                pads=[1, 1, 1, 1]),
+    h.make_node("Mul", ["scale", "c0"], ["scaled"], name="layer_scale"),
+    h.make_node("Sub", ["scaled", "offset"], ["shifted"], name="offset"),
+    h.make_node("Relu", ["shifted"], ["r"], name="relu"),
+    h.make_node("Flatten", ["r"], ["f"], name="flatten"),
+    h.make_node("Gemm", ["f", "wf"], ["g"], name="fc", transB=1),
+    h.make_node("Add", ["g", "bias"], ["logits"], name="fc/bias"),
+]
+inputs = [image("x", 3, 6), param("w0", [4, 3, 3, 3]), param("wf", [5, 144])]
+initializers = [
+    h.make_tensor("mean", TensorProto.FLOAT, [1, 3, 1, 1], [0.4, 0.5, 0.6]),
+    h.make_tensor("std", TensorProto.FLOAT, [3, 1, 1], [0.2, 0.25, 0.3]),
+    h.make_tensor("scale", TensorProto.FLOAT, [4, 1, 1], [1.0] * 4),
+    h.make_tensor("offset", TensorProto.FLOAT, [4, 1, 1], [0.0] * 4),
+    h.make_tensor("bias", TensorProto.FLOAT, [5], [0.0] * 5),
+]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 5])
+save(h.make_graph(nodes, "channel_operands", inputs, [out],
+                  initializer=initializers), "channel_operands.onnx")
+
+# What the per-channel patterns refuse: a parameter subtracted from or
+# divided by an activation, a [C] vector on an N x C x H x W tensor (ONNX
+# broadcasts it over the columns), a scalar constant; and, once the nodes
+# import, a parameter two layers share.
+nodes = [
+    h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[3, 3]),
+    h.make_node("Sub", ["p", "c0"], ["s"], name="sub/parameter_first"),
+    h.make_node("Div", ["p", "c0"], ["d"], name="div/parameter_first"),
+    h.make_node("Mul", ["c0", "v"], ["m"], name="mul/vector_on_width"),
+    h.make_node("Add", ["c0", "p"], ["a"], name="add/ok"),
+    h.make_node("Flatten", ["a"], ["logits"], name="flatten"),
+]
+inputs = [image("x", 3, 6), param("w0", [4, 3, 3, 3]), param("p", [4, 1, 1]),
+          param("v", [4])]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 64])
+save(h.make_graph(nodes, "channel_operand_errors", inputs, [out]),
+     "channel_operand_errors.onnx")
+nodes = [
+    h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[3, 3]),
+    h.make_node("Mul", ["c0", "p"], ["m"], name="mul/first"),
+    h.make_node("Add", ["m", "p"], ["a"], name="add/second"),
+    h.make_node("Flatten", ["a"], ["logits"], name="flatten"),
+]
+inputs = [image("x", 3, 6), param("w0", [4, 3, 3, 3]), param("p", [4, 1, 1])]
+save(h.make_graph(nodes, "shared_weights", inputs, [out]), "shared_weights.onnx")

@@ -221,6 +221,39 @@ def HD_BinaryOp : HD_LayerOp<"binary", "Elementwise", [
   }];
 }
 
+def HD_ChannelBinaryOp : HD_LayerOp<"channel_binary", "Elementwise", [
+    SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<HD_LayerOpInterface, ["getParameterCount"]>]> {
+  let summary = "elementwise sum, difference, product or quotient with the "
+                "layer's own per-channel tensor";
+  let description = [{
+    `output[n, c, ...] = input[n, c, ...] f operand[c]` with `f` one of
+    `add`, `sub`, `mul`, `div` and `operand` the layer's own tensor of `C`
+    values (for a 2-D `N x F` input, one per feature): a model's `[C, 1, 1]`
+    parameter or buffer (ConvNeXt's layer scale, a normalization's mean and
+    standard deviation inside the model).
+
+    The operand is trained like every other parameter, unless `frozen`: a
+    buffer the model keeps fixed (initialized from the model's weights,
+    never updated, its gradient neither computed nor synced). A trained
+    operand starts as the identity of `f` (0 or 1); a frozen one is only
+    meaningful with the model's weights (`--init`).
+
+    Splittable dims: every dim. The operand is split with the channels;
+    tasks that split n, h or w hold replicas whose gradients are summed.
+    Input region of a tile: the same box.
+
+    ```mlir
+    %y = hd.channel_binary sub %x {frozen} : tensor<8x3x224x224xf32>
+    ```
+  }];
+  let arguments = !con((ins HD_FloatTensor:$input,
+                        HD_BinaryFunction:$function, UnitAttr:$frozen),
+                       parallelArg);
+  let results = (outs HD_FloatTensor:$output);
+  let assemblyFormat = "$function $input attr-dict `:` type($input)";
+}
+
 def HD_BatchNormOp : HD_LayerOp<"batchnorm", "Normalization", [
     SameOperandsAndResultType,
     DeclareOpInterfaceMethods<HD_LayerOpInterface,
