@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The paper's table, predicted: every zoo model on p100-cluster at 1, 2, 4, 8
 and 16 devices (32 images per device) under data, model, OWT and layer-wise
-strategies; the same at 8 devices of h200-node; and search times up to 64
-devices. Writes the section "search" of docs/results.md.
+strategies; the same at 8 devices of h200-node; search times up to 64
+devices; and the search within less device memory (VGG-16 and ResNet-50 at
+batch 512 on 16 devices). Writes the section "search" of docs/results.md.
 
 usage: bench/search_bench.py [build-dir]
 """
@@ -59,6 +60,80 @@ def predict(tmp, model, devices, strategy, machine):
     r = json.load(open(report))
     r["wall_s"] = wall
     return r
+
+
+MEMORY_MODELS = ["vgg16", "resnet50"]
+MEMORY_BATCH = 512
+# Capacities as fractions of the unconstrained layer-wise strategy's peak.
+MEMORY_FRACTIONS = [1.0, 0.99, 0.98, 0.97, 0.96, 0.94, 0.92, 0.90]
+
+
+def with_memory(tmp, gib):
+    """p100-cluster's figures with `gib` per device and no reserve."""
+    machine = {"name": f"p100-{gib:.3f}gib", "nodes": 4, "devices_per_node": 4,
+               "peak_gflops": 10600, "mem_gbps": 732, "mem_gib": gib,
+               "mem_reserve_gib": 0, "launch_us": 10, "efficiency": 0.45,
+               "intra_node_gbps": 20, "device_gbps": 60,
+               "inter_node_gbps": 12.5, "latency_us": 10}
+    path = os.path.join(tmp, f"p100-{gib:.3f}.json")
+    with open(path, "w") as f:
+        json.dump(machine, f)
+    return path
+
+
+def within_memory(tmp, model, strategy, machine):
+    """The report of a planning run, or the error when nothing fits."""
+    mlir = imported(tmp, model, MEMORY_BATCH)
+    report = os.path.join(tmp, "m.json")
+    if os.path.exists(report):
+        os.remove(report)
+    p = subprocess.run([f"{BIN}/hd-opt", mlir, "-o", os.devnull,
+                        f"--layerwise-parallelize=devices=16 machine={machine} "
+                        f"strategy={strategy} report={report}"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        return {"error": p.stderr.strip()}
+    return json.load(open(report))
+
+
+def memory_section(tmp, out):
+    out.append("")
+    out.append("### Within device memory")
+    out.append("")
+    out.append(f"Batch {MEMORY_BATCH} on 16 devices with `p100-cluster`'s figures and "
+               "less memory per device (no reserve): the capacity as a fraction of "
+               "what the fastest strategy needs. The search returns the fastest "
+               "strategy that fits; \"best baseline that fits\" is the fastest of "
+               "data, model and owt whose peak fits.")
+    out.append("")
+    out.append("| model | capacity GiB | layer-wise ms | peak GiB | binds | subproblems "
+               "| search ms | exact | best baseline that fits | layer-wise speedup |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    for model in MEMORY_MODELS:
+        open_run = within_memory(tmp, model, "layerwise", "p100-cluster")
+        need = open_run["peak_mem_bytes"] / 2**30
+        for fraction in MEMORY_FRACTIONS:
+            gib = need * fraction
+            machine = with_memory(tmp, gib)
+            lw = within_memory(tmp, model, "layerwise", machine)
+            if "error" in lw:
+                least = lw["error"].split("needs is ")[-1].split(" per device")[0]
+                out.append(f"| {model} | {gib:.3f} | nothing fits (least {least}) "
+                           "| | | | | | | |")
+                continue
+            fitting = []
+            for s in ("data", "model", "owt"):
+                b = within_memory(tmp, model, s, machine)
+                if b["fits"]:
+                    fitting.append((b["predicted_ms"], s))
+            best = min(fitting) if fitting else None
+            search = lw["search"]
+            out.append(
+                f"| {model} | {gib:.3f} | {lw['predicted_ms']:.1f} "
+                f"| {lw['peak_mem_bytes'] / 2**30:.3f} | {search['capacity_binds']} "
+                f"| {search['subproblems']} | {lw['search_ms']:.0f} | {search['exact']} "
+                + (f"| {best[1]} {best[0]:.1f} ms | {best[0] / lw['predicted_ms']:.3f}x |"
+                   if best else "| none | - |"))
 
 
 def main():
@@ -167,6 +242,8 @@ def main():
                        f"| {r64['wall_s']:.1f} | {r64['search']['exact']} |")
         out.append("")
         out.append("Paper (4 GPUs): AlexNet 20 ms, VGG-16 100 ms, Inception-v3 400 ms.")
+
+        memory_section(tmp, out)
 
     text = "\n".join(out) + "\n"
     print(text)

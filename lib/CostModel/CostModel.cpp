@@ -269,6 +269,45 @@ int64_t CostModel::taskMemoryBytes(const Layer &layer,
   return int64_t(kBytesPerElement) * (3 * shard + 2 * kept) + inputBytes;
 }
 
+/// How many copies of its box of an operand a consumer task keeps, as the
+/// runtime's executor does (exec/Prepare.cpp): the images' box once; an
+/// activation's box and its gradient, unless the edge needs no transfer and
+/// is its producer's only reader (every task then reads its own device's
+/// tile in place).
+static int inputCopies(const ProducerGrid *producer, const ConsumerTiles &tiles,
+                       bool onlyReader) {
+  if (!producer)
+    return 1;
+  return onlyReader && readsOwnDeviceTile(*producer, tiles) ? 0 : 2;
+}
+
+int64_t CostModel::layerMemoryBytes(const Layer &layer,
+                                    const ParallelConfig &config) const {
+  std::vector<int64_t> images(config.tasks(), 0);
+  for (unsigned i = 0; i < layer.inputs.size(); ++i) {
+    if (layer.inputs[i].producer >= 0)
+      continue;
+    ConsumerTiles tiles = consumerTiles(layer, i, config);
+    for (int64_t t = 0; t < config.tasks(); ++t)
+      images[t] += inputCopies(nullptr, tiles, false) *
+                   int64_t(kBytesPerElement) * tiles.boxes[t].volume();
+  }
+  int64_t most = 0;
+  for (int64_t t = 0; t < config.tasks(); ++t)
+    most = std::max(most, taskMemoryBytes(layer, config, t, images[t]));
+  return most;
+}
+
+int64_t CostModel::inputCopyBytes(const ProducerGrid &producer,
+                                  const ConsumerTiles &tiles,
+                                  bool onlyReader) {
+  int copies = inputCopies(&producer, tiles, onlyReader);
+  int64_t most = 0;
+  for (const TileBox &box : tiles.boxes)
+    most = std::max(most, box.volume());
+  return copies * int64_t(kBytesPerElement) * most;
+}
+
 StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
                               const std::vector<ParallelConfig> &strategy) {
   StrategyCost total;
@@ -286,10 +325,7 @@ StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
     const ParallelConfig &config = strategy[l];
     LayerReport report;
     report.cost = model.layerCost(layer, config);
-    // The input copies each task keeps, as the runtime's executor does
-    // (exec/Prepare.cpp): the images' box once; an activation's box and its
-    // gradient, unless the edge needs no transfer and is its producer's only
-    // reader (every task then reads its own device's tile in place).
+    // The input copies each task keeps (inputCopies).
     std::vector<int64_t> inputBytes(config.tasks(), 0);
     for (unsigned i = 0; i < layer.inputs.size(); ++i) {
       ConsumerTiles tiles = consumerTiles(layer, i, config);
@@ -297,10 +333,8 @@ StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
       std::optional<ProducerGrid> grid;
       if (p >= 0)
         grid = producerGrid(graph.layers[p].shape, strategy[p]);
-      int copies = p < 0 ? 1
-                   : consumers[p] == 1 && readsOwnDeviceTile(*grid, tiles)
-                       ? 0
-                       : 2;
+      int copies =
+          inputCopies(grid ? &*grid : nullptr, tiles, p >= 0 && consumers[p] == 1);
       for (int64_t t = 0; t < config.tasks(); ++t)
         inputBytes[t] +=
             copies * int64_t(kBytesPerElement) * tiles.boxes[t].volume();

@@ -3,6 +3,7 @@
 #include "hd/Strategy/Planner.h"
 
 #include "hd/Strategy/Candidates.h"
+#include "hd/Search/ConstrainedSearch.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -12,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <numeric>
 
 using namespace llvm;
 
@@ -105,11 +107,16 @@ Error Planner::plan(const std::vector<std::optional<ParallelConfig>> &pinned,
   return Error::success();
 }
 
+double Planner::memoryBound(const std::vector<int> &choice) const {
+  std::vector<double> bytes = tables->layerMemory(choice);
+  return std::accumulate(bytes.begin(), bytes.end(), 0.0);
+}
+
 void Planner::keepBestBaseline(const SearchGraph &searchGraph,
                                SearchResult &result) const {
   // Every baseline's configuration is a candidate (pinned layers keep
-  // theirs), so an exact search never loses to one; the approximation that
-  // a graph too wide to eliminate falls back to can.
+  // theirs), so an exact search never loses to one that fits; the
+  // approximation that a graph too wide to eliminate falls back to can.
   for (StrategyKind kind :
        {StrategyKind::Data, StrategyKind::Model, StrategyKind::OWT}) {
     std::vector<ParallelConfig> baseline =
@@ -122,21 +129,45 @@ void Planner::keepBestBaseline(const SearchGraph &searchGraph,
                                                  : it - candidates[l].begin());
     }
     double cost = evaluate(searchGraph, choice);
-    if (cost < result.cost) {
+    if (cost < result.cost && memoryBound(choice) <= capacityBytes()) {
       result.choice = std::move(choice);
       result.cost = cost;
     }
   }
 }
 
+/// Bytes as people read them: 7.23 GiB, 812.4 MiB, 96.0 KiB.
+static std::string bytesStr(double bytes) {
+  if (bytes >= 1073741824.0)
+    return formatv("{0:F2} GiB", bytes / 1073741824.0);
+  if (bytes >= 1048576.0)
+    return formatv("{0:F1} MiB", bytes / 1048576.0);
+  return formatv("{0:F1} KiB", bytes / 1024.0);
+}
+
+Error Planner::nothingFits(const std::vector<int> &smallest,
+                           double smallestBytes, bool exact) const {
+  std::vector<double> bytes = tables->layerMemory(smallest);
+  size_t most = std::max_element(bytes.begin(), bytes.end()) - bytes.begin();
+  const Layer &layer = graph.layers[most];
+  return modelError(formatv(
+      "no strategy on {0} devices of '{1}' fits the {2} each may hold "
+      "(mem_gib less mem_reserve_gib): the {3} any strategy needs is {4} "
+      "per device, of which layer '{5}' ({6} as {7}) takes {8}; use more "
+      "devices, fewer images per device, or a machine with more memory",
+      target.devices, target.machine.name, bytesStr(capacityBytes()),
+      exact ? "least" : "least found that", bytesStr(smallestBytes),
+      layer.name, layer.op, candidates[most][smallest[most]].str(),
+      bytesStr(bytes[most])));
+}
+
 Error Planner::search() {
   SearchGraph searchGraph = tables->buildSearchGraph();
+  double capacity = double(capacityBytes());
   SearchResult result;
   if (applied == StrategyKind::Exhaustive) {
     int64_t count = combinationCount(searchGraph);
-    std::optional<SearchResult> found =
-        searchBruteForce(searchGraph, kExhaustiveLimit);
-    if (!found)
+    if (count > kExhaustiveLimit)
       return modelError(formatv(
           "strategy=exhaustive would try {0} combinations ({1} layers), "
           "above the limit of {2}; use strategy=layerwise, which is exact "
@@ -144,11 +175,34 @@ Error Planner::search() {
           count == INT64_MAX ? std::string("more than 9.2e18")
                              : std::to_string(count),
           graph.layers.size(), kExhaustiveLimit));
-    result = std::move(*found);
+    std::optional<ConstrainedResult> found = bruteForceWithinCapacity(
+        searchGraph, tables->buildMemoryGraph(), capacity, kExhaustiveLimit);
+    if (!found->feasible)
+      return nothingFits(found->smallestChoice, found->smallestMemory, true);
+    result = std::move(found->result);
   } else {
     result = searchOptimal(searchGraph);
     if (!result.stats.exact)
       keepBestBaseline(searchGraph, result);
+    // Usually the fastest strategy fits; otherwise the fastest one that
+    // does is searched for.
+    if (memoryBound(result.choice) > capacity) {
+      ConstrainedResult found = searchWithinCapacity(
+          searchGraph, tables->buildMemoryGraph(), capacity);
+      if (!found.feasible)
+        return nothingFits(found.smallestChoice, found.smallestMemory,
+                           found.minMemoryExact);
+      // The elimination's counts are the unconstrained search's.
+      SearchStats stats = result.stats;
+      result = std::move(found.result);
+      stats.exact = result.stats.exact;
+      stats.lowerBound = result.stats.lowerBound;
+      stats.capacityBinds = true;
+      stats.subproblems = result.stats.subproblems;
+      result.stats = stats;
+      if (!result.stats.exact)
+        keepBestBaseline(searchGraph, result);
+    }
   }
   chosen.clear();
   for (size_t l = 0; l < graph.layers.size(); ++l)

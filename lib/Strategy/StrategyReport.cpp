@@ -96,7 +96,9 @@ std::string reportToJSON(const StrategyReport &r) {
                      {"leaf_eliminations", r.search->leafEliminations},
                      {"remaining_nodes", r.search->remainingNodes},
                      {"enumerated", r.search->enumerated},
-                     {"largest_factor", r.search->largestFactor}};
+                     {"largest_factor", r.search->largestFactor},
+                     {"capacity_binds", r.search->capacityBinds},
+                     {"subproblems", r.search->subproblems}};
   return formatv("{0:2}", json::Value(std::move(root))).str() + "\n";
 }
 
@@ -122,9 +124,18 @@ std::string reportTable(const StrategyReport &r) {
                r.cost.commBytes * 1e-9, r.cost.peakMemBytes / 1048576.0,
                r.capacityBytes / 1048576.0, r.fits() ? "" : " (does not fit)",
                r.searchMs);
+  if (r.search && r.search->capacityBinds) {
+    os << "note: the fastest strategy does not fit the devices' memory; "
+          "this is the fastest that does";
+    if (r.search->subproblems > 1)
+      os << " (" << r.search->subproblems << " branch-and-bound subproblems)";
+    os << "\n";
+  }
   if (r.search && !r.search->exact)
-    os << format("note: the graph was too wide for exact elimination; this "
-                 "strategy is within %.3f ms (%.1f%%) of optimal\n",
+    os << format("note: the search could not prove this strategy optimal "
+                 "(a graph too wide for exact elimination, or a memory "
+                 "capacity left unsettled); it is within %.3f ms (%.1f%%) "
+                 "of optimal\n",
                  r.cost.totalMs() - r.search->lowerBound,
                  100.0 * (r.cost.totalMs() - r.search->lowerBound) /
                      std::max(1e-12, r.search->lowerBound));

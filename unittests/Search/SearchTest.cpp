@@ -1,11 +1,11 @@
 //===- SearchTest.cpp - elimination search vs brute force -----------------===//
 //
-// The oracle is brute force over every combination. Graphs are random DAGs
-// of the shapes CNNs have (chains, diamonds, branches and joins, skip
-// connections) with random cost tables whose sizes are the configuration
-// counts of real 2-D and 4-D layers on 2, 4 and 6 devices.
+// The oracle is brute force over every combination, on random DAGs of the
+// shapes CNNs have (RandomGraphs.h) on 2, 4 and 6 devices.
 //
 //===----------------------------------------------------------------------===//
+
+#include "RandomGraphs.h"
 
 #include "hd/Search/Search.h"
 #include "hd/Tiling/ParallelConfig.h"
@@ -16,77 +16,9 @@
 #include <random>
 
 using namespace hd;
+using namespace hd::random_graphs;
 
 namespace {
-
-std::vector<double> randomTable(std::mt19937 &rng, size_t n) {
-  std::uniform_real_distribution<double> u(0.0, 10.0);
-  std::vector<double> t(n);
-  for (double &v : t)
-    v = u(rng);
-  return t;
-}
-
-enum class Shape { Chain, Diamond, BranchJoin, RandomDag, Dense };
-
-/// Builds a DAG of `nodes` nodes; each node's configuration count is that of
-/// a 2-D or 4-D layer (small enough for brute force) on `devices` devices.
-SearchGraph randomGraph(std::mt19937 &rng, Shape shape, int nodes,
-                        int64_t devices) {
-  int64_t small = enumerateConfigs({64, 64}, devices).size();
-  int64_t big = enumerateConfigs({64, 64, 8, 8}, devices).size();
-  SearchGraph g;
-  std::uniform_int_distribution<int> coin(0, 3);
-  for (int n = 0; n < nodes; ++n)
-    g.addNode(randomTable(rng, coin(rng) == 0 && devices <= 4 ? big : small));
-  auto edge = [&](int a, int b) {
-    g.addEdge(a, b, randomTable(rng, g.numConfigs(a) * g.numConfigs(b)));
-  };
-  switch (shape) {
-  case Shape::Chain:
-    for (int n = 1; n < nodes; ++n)
-      edge(n - 1, n);
-    break;
-  case Shape::Diamond: // 0 -> {1..k} -> last, plus a tail.
-    for (int n = 1; n + 1 < nodes; ++n) {
-      edge(0, n);
-      edge(n, nodes - 1);
-    }
-    break;
-  case Shape::BranchJoin: { // Inception-like: branches of length 1-2.
-    int n = 1;
-    while (n + 1 < nodes) {
-      if (n + 2 < nodes && coin(rng) < 2) {
-        edge(0, n);
-        edge(n, n + 1);
-        edge(n + 1, nodes - 1);
-        n += 2;
-      } else {
-        edge(0, n);
-        edge(n, nodes - 1);
-        n += 1;
-      }
-    }
-    if (coin(rng) == 0)
-      edge(0, nodes - 1); // A residual skip.
-    break;
-  }
-  case Shape::RandomDag:
-    for (int n = 1; n < nodes; ++n) {
-      std::uniform_int_distribution<int> pick(0, n - 1);
-      edge(pick(rng), n);
-      if (coin(rng) == 0)
-        edge(pick(rng), n); // A join (possibly a parallel edge).
-    }
-    break;
-  case Shape::Dense: // DenseNet-like: every node feeds every later one.
-    for (int a = 0; a < nodes; ++a)
-      for (int b = a + 1; b < nodes; ++b)
-        edge(a, b);
-    break;
-  }
-  return g;
-}
 
 void expectOptimal(const SearchGraph &g, const std::string &what) {
   ASSERT_EQ(g.validate(), "");

@@ -75,6 +75,19 @@ public:
   int64_t taskMemoryBytes(const Layer &layer, const ParallelConfig &config,
                           int64_t task, int64_t inputBytes) const;
 
+  /// The bound the search keeps each device's peak under is the sum, over
+  /// layers and edges, of these two terms (the evaluation's per-device sums
+  /// are never above it). The bytes of the layer's largest task without
+  /// the copies of other layers' outputs (those are the edges'): its
+  /// parameters, their gradients and momentum, its output tile and that
+  /// tile's gradient, and its box of the images.
+  int64_t layerMemoryBytes(const Layer &layer,
+                           const ParallelConfig &config) const;
+  /// The most bytes a task of the consumer keeps of the producer's tensor
+  /// (`onlyReader`: the consumer is the producer's only reader).
+  static int64_t inputCopyBytes(const ProducerGrid &producer,
+                                const ConsumerTiles &tiles, bool onlyReader);
+
 private:
   double rooflineMs(double flops, double bytes, bool dense) const;
   /// How much faster a layer's tiles run than measured when fewer of a

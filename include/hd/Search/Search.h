@@ -50,6 +50,10 @@ struct SearchStats {
   bool exact = true;
   /// A lower bound on the optimum (equal to the cost when exact).
   double lowerBound = 0;
+  /// Under a memory capacity (ConstrainedSearch.h): the fastest choice
+  /// overall does not fit, and the branch-and-bound subproblems solved.
+  bool capacityBinds = false;
+  int subproblems = 0;
 };
 
 struct SearchResult {

@@ -39,6 +39,14 @@ public:
   /// order). Computes every table.
   SearchGraph buildSearchGraph();
 
+  /// The memory graph of the same nodes and edges: the bytes the search
+  /// bounds each device's peak with (CostModel::layerMemoryBytes and
+  /// inputCopyBytes). Computes every table.
+  SearchGraph buildMemoryGraph();
+  /// Each layer's part of the memory bound of `choice`: its own bytes and
+  /// the copies of its inputs; computed for that choice alone.
+  std::vector<double> layerMemory(const std::vector<int> &choice) const;
+
   /// Cost of layer `l` in candidate `c` (t_c + t_s).
   double nodeCost(int l, int c);
   /// t_x of edge `e` with its producer in candidate `p`, consumer in `c`.
@@ -53,6 +61,9 @@ private:
   const std::vector<double> &nodeTable(int l);
   const std::vector<double> &edgeTable(int e);
   std::vector<double> computeEdgeTable(int e) const;
+  double nodeMemory(int l, int c) const;
+  double edgeMemory(int e, const ProducerGrid &producer,
+                    const ConsumerTiles &tiles) const;
   /// Whether layer `l` reads exactly its own output tile from `operand`.
   bool readsOwnTile(int l, unsigned operand) const;
   /// What edge `e`'s table depends on; equal keys share one table.
@@ -63,9 +74,11 @@ private:
   std::vector<std::vector<ParallelConfig>> candidates;
   std::vector<LayerEdge> edges;
   std::vector<std::vector<int>> edgesOf; // per layer: incident edge indices
+  std::vector<int> readers;               // per layer: edges out of it
   std::vector<std::string> nodeKeys;
   std::vector<std::string> edgeKeys; // empty until a table is needed
   std::map<std::string, std::vector<double>> nodeCache, edgeCache;
+  std::map<std::string, std::vector<double>> nodeMemoryCache, edgeMemoryCache;
 };
 
 } // namespace hd

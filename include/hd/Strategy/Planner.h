@@ -82,8 +82,9 @@ public:
 
   /// The chosen strategy's totals and per-layer costs.
   const StrategyCost &cost();
-  /// What each device may hold; the search does not yet keep the strategy
-  /// within it.
+  /// What each device may hold. The search (layerwise or exhaustive)
+  /// returns the fastest strategy whose memory bound
+  /// (CostTables::layerMemory, never below any device's peak) is within it.
   int64_t capacityBytes() const { return target.machine.capacityBytes(); }
 
   /// The report of the chosen strategy: totals, per-layer costs and each
@@ -96,9 +97,15 @@ private:
                 const std::vector<std::optional<ParallelConfig>> &pinned);
   llvm::Error search();
   /// Replaces a non-exact search's result with a baseline's strategy when
-  /// that one costs less.
+  /// that one costs less and fits.
   void keepBestBaseline(const SearchGraph &searchGraph,
                         SearchResult &result) const;
+  /// The memory bound of a choice of candidates.
+  double memoryBound(const std::vector<int> &choice) const;
+  /// The error when no strategy fits: the least memory, and the layer that
+  /// takes most of it.
+  llvm::Error nothingFits(const std::vector<int> &smallest,
+                          double smallestBytes, bool exact) const;
 
   const LayerGraph &graph;
   Target target;

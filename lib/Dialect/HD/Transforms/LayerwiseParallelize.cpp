@@ -24,6 +24,12 @@ using namespace hd;
 
 namespace {
 
+/// An error about the whole model, at the module's location: attached to
+/// the module op, the diagnostic would also print the whole module.
+void emitModuleError(ModuleOp module, const llvm::Twine &message) {
+  mlir::emitError(module.getLoc(), message);
+}
+
 struct LayerwiseParallelizePass
     : public hd::impl::LayerwiseParallelizePassBase<LayerwiseParallelizePass> {
   using Base::Base;
@@ -33,7 +39,7 @@ struct LayerwiseParallelizePass
     llvm::Expected<Target> target =
         resolveTarget({machine, devices, strategy, profile});
     if (!target) {
-      module.emitError(llvm::toString(target.takeError()));
+      emitModuleError(module, llvm::toString(target.takeError()));
       return signalPassFailure();
     }
     FailureOr<ModuleLayers> layers =
@@ -63,7 +69,7 @@ struct LayerwiseParallelizePass
     if (llvm::Error error = planner.plan(pinned, importPath)) {
       llvm::handleAllErrors(std::move(error), [&](const PlanError &e) {
         if (e.layer < 0)
-          module.emitError(e.message);
+          emitModuleError(module, e.message);
         else if (e.onOperation)
           ops[e.layer]->emitOpError(e.message);
         else
@@ -84,12 +90,13 @@ struct LayerwiseParallelizePass
       if (failed(verifyLayerConfig(op)))
         return signalPassFailure();
 
-    // The search does not yet keep a strategy within the devices' memory:
-    // say so when it does not fit, rather than hand out a plan that fails.
+    // The search keeps to the devices' memory; a baseline, a pinned or an
+    // imported strategy may not: say so, rather than hand out a plan that
+    // fails.
     int64_t peak = planner.cost().peakMemBytes;
     int64_t capacity = planner.capacityBytes();
     if (peak > capacity)
-      module.emitWarning() << llvm::formatv(
+      mlir::emitWarning(module.getLoc()) << llvm::formatv(
           "the {0} strategy needs {1:F2} GiB on its fullest device, above "
           "the {2:F2} GiB each device of '{3}' offers (mem_gib less "
           "mem_reserve_gib): it would run out of memory; use fewer images "
@@ -100,7 +107,7 @@ struct LayerwiseParallelizePass
     if (!outputs.any())
       return;
     if (llvm::Error error = writeReport(planner.report(), outputs)) {
-      module.emitError(llvm::toString(std::move(error)));
+      emitModuleError(module, llvm::toString(std::move(error)));
       return signalPassFailure();
     }
   }
