@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -189,18 +190,25 @@ ConstrainedResult Solver::run() {
   std::vector<std::pair<Allowed, double>> open;
   open.push_back({std::move(root), -kInf});
   double unresolved = kInf; // the least bound of subproblems left open
+  std::chrono::steady_clock::time_point branchStart;
   SearchStats &stats = result.result.stats;
   while (!open.empty()) {
     auto [allowed, parentLower] = std::move(open.back());
     open.pop_back();
     if (!below(parentLower, best.time))
       continue;
-    if (stats.subproblems >= options.maxSubproblems) {
+    if (stats.subproblems >= options.maxSubproblems ||
+        (stats.subproblems > 0 &&
+         std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       branchStart)
+                 .count() > options.branchSeconds)) {
       unresolved = std::min(unresolved, parentLower);
       continue;
     }
     bool isRoot = stats.subproblems++ == 0;
     Bound b = bound(allowed, isRoot);
+    if (isRoot)
+      branchStart = std::chrono::steady_clock::now();
     if (!below(b.lower, best.time))
       continue;
     if (!b.over) {

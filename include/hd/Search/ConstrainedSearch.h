@@ -13,7 +13,9 @@
 // The multiplier is found on the lower convex hull of (memory, time), and
 // where the hull leaves a gap, branch and bound on the configurations
 // (each branch a relaxation again) closes it; a budget on the branches
-// bounds the time, and the result then reports its proven lower bound.
+// bounds the time, and the result then reports its proven lower bound (on
+// large graphs the root's relaxation alone usually leaves a fraction of a
+// percent, which branching would take long to close).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,7 @@
 #include "hd/Search/Search.h"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -30,9 +33,11 @@ namespace hd {
 
 struct ConstrainedOptions {
   SearchOptions search;
-  /// Branch-and-bound subproblems before the result is returned with its
-  /// gap rather than proven optimal.
+  /// Branch-and-bound subproblems, and seconds of branching after the
+  /// first (the root's relaxation always completes), before the result is
+  /// returned with its gap rather than proven optimal.
   int maxSubproblems = 4096;
+  double branchSeconds = std::numeric_limits<double>::infinity();
 };
 
 struct ConstrainedResult {

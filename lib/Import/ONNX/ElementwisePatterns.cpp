@@ -82,9 +82,7 @@ importChannelOperand(const onnx::NodeProto &node, ImportContext &ctx,
              << "' is the first operand; only activation "
              << (f == BinaryFunction::Sub ? "-" : "/")
              << " parameter is supported";
-    bool frozen = ctx.isFrozen(operand);
-    if (frozen)
-      ctx.markFrozen(operand);
+    bool frozen = ctx.freezes(operand);
     OpBuilder &b = ctx.getBuilder();
     auto op = ChannelBinaryOp::create(
         b, ctx.getLoc(node), x.getType(), x,

@@ -268,10 +268,14 @@ public:
   }
 
   /// Whether the user named the parameter `name` as a buffer the model
-  /// keeps fixed (--frozen-tensors); a pattern that freezes it says so with
-  /// markFrozen, and the driver reports the names no pattern froze.
-  bool isFrozen(llvm::StringRef name) const { return frozen.contains(name); }
-  void markFrozen(llvm::StringRef name) { frozenUsed.insert(name); }
+  /// keeps fixed (--frozen-tensors), for a pattern that freezes it; the
+  /// driver reports the names no pattern asked about.
+  bool freezes(llvm::StringRef name) {
+    if (!frozen.contains(name))
+      return false;
+    frozenUsed.insert(name);
+    return true;
+  }
 
   //===--------------------------------------------------------------------===//
   // For the driver

@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""How the layer-wise search grows with the device count: every zoo model at
+a global batch of 8192 on 16, 64, 256 and 1024 devices of 8-GPU H200 nodes
+(`h200-node`'s figures, more nodes), the wall time and peak memory of
+`hd-opt --layerwise-parallelize`, whether the result is exact, and the
+predicted speedup over data parallelism. A run longer than the time limit is
+stopped and recorded as such. Writes the section "search-scale" of
+docs/results.md.
+
+usage: bench/search_scale_bench.py [build-dir] [--limit SECONDS]
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = ["alexnet", "vgg16", "resnet50", "inception_v3"]
+DEVICES = [16, 64, 256, 1024]
+BATCH = 8192
+# The issue's goals on a 2-core machine, seconds.
+GOALS = {("resnet50", 256): 3, ("inception_v3", 1024): 60}
+
+
+def h200_nodes(tmp, devices):
+    machine = {"name": f"h200-x{devices}", "nodes": devices // 8,
+               "devices_per_node": 8, "peak_gflops": 66900, "mem_gbps": 4800,
+               "mem_gib": 141, "launch_us": 5, "efficiency": 0.5,
+               "intra_node_gbps": 450, "device_gbps": 450,
+               "inter_node_gbps": 50, "latency_us": 5}
+    path = os.path.join(tmp, f"h200-x{devices}.json")
+    with open(path, "w") as f:
+        json.dump(machine, f)
+    return path
+
+
+def plan(bin_dir, mlir, machine, devices, strategy, report, limit):
+    """(wall seconds, peak RSS bytes, report or None when stopped/failed)."""
+    cmd = ["/usr/bin/time", "-f", "%M", f"{bin_dir}/hd-opt", mlir, "-o",
+           os.devnull, f"--layerwise-parallelize=devices={devices} "
+           f"machine={machine} strategy={strategy} report={report}"]
+    start = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return time.perf_counter() - start, None, None
+    wall = time.perf_counter() - start
+    rss = int(p.stderr.strip().splitlines()[-1]) * 1024
+    if p.returncode != 0:
+        return wall, rss, {"error": p.stderr.strip().splitlines()[0]}
+    return wall, rss, json.load(open(report))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--limit", type=float, default=120)
+    args = ap.parse_args()
+    bin_dir = os.path.join(args.build, "bin")
+    cpu = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    out = ["## Search time against the device count", ""]
+    out.append(f"Command: `bench/search_scale_bench.py {os.path.relpath(args.build, ROOT)}"
+               f" --limit {args.limit:g}`. Machine: {os.cpu_count()} cores, {cpu}, "
+               f"{platform.system()}, {time.strftime('%Y-%m-%d')}.")
+    out.append("")
+    out.append(f"Global batch {BATCH} on 8-GPU H200 nodes (`h200-node`'s figures, "
+               "more nodes). Wall time and peak memory of the whole `hd-opt` "
+               "run (import of the IR, cost tables, search, report); runs "
+               f"stopped at {args.limit:g} s are marked so. Goals: ResNet-50 on "
+               "256 devices under 3 s, Inception-v3 on 1024 under 60 s, 2 GB "
+               "of memory.")
+    out.append("")
+    out.append("| model | devices | wall s | peak MB | exact | layer-wise vs data | goal |")
+    out.append("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in MODELS:
+            mlir = os.path.join(tmp, f"{model}.mlir")
+            subprocess.run([f"{bin_dir}/hd-translate", "--import-onnx",
+                            f"{ROOT}/models/{model}.onnx", f"--batch-size={BATCH}",
+                            "-o", mlir], check=True)
+            for d in DEVICES:
+                machine = h200_nodes(tmp, d)
+                report = os.path.join(tmp, "r.json")
+                wall, rss, r = plan(bin_dir, mlir, machine, d, "layerwise",
+                                    report, args.limit)
+                goal = GOALS.get((model, d))
+                goal_text = f"< {goal} s" if goal else ""
+                if r is None:
+                    out.append(f"| {model} | {d} | > {args.limit:g} (stopped) | | | | "
+                               f"{goal_text} |")
+                    print(out[-1], flush=True)
+                    continue
+                if "error" in r:
+                    out.append(f"| {model} | {d} | {wall:.1f} | {rss / 1e6:.0f} | "
+                               f"error: {r['error']} | | {goal_text} |")
+                    print(out[-1], flush=True)
+                    continue
+                _, _, data = plan(bin_dir, mlir, machine, d, "data",
+                                  os.path.join(tmp, "d.json"), args.limit)
+                speedup = (f"{data['predicted_ms'] / r['predicted_ms']:.2f}x"
+                           if data and "error" not in data else "-")
+                met = ("" if not goal else
+                       f"{goal_text}: {'met' if wall < goal else 'not met'}")
+                out.append(f"| {model} | {d} | {wall:.1f} | {rss / 1e6:.0f} | "
+                           f"{r['search']['exact']} | {speedup} | {met} |")
+                print(out[-1], flush=True)
+    text = "\n".join(out) + "\n"
+    print(text)
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench/results_section.py"),
+                    os.path.join(ROOT, "docs/results.md"), "search-scale"],
+                   input=text.encode(), check=True)
+
+
+if __name__ == "__main__":
+    main()
