@@ -13,13 +13,11 @@ usage: bench/families_bench.py [build-dir]
 """
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
-import time
 
-from mpi_bench import ROOT, write_section
+from mpi_bench import ROOT, host, write_section
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
 BIN = os.path.join(BUILD, "bin")
@@ -104,12 +102,9 @@ def main():
             rows.append(row)
             print(arch, row, flush=True)
 
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
-                if l.startswith("model name")), "")
     out = ["## torchvision families: coverage and layer-wise speedup", "",
            f"Command: `bench/families_bench.py {os.path.relpath(BUILD, ROOT)}`. "
-           f"Machine: {os.cpu_count()} cores, {cpu}, {platform.system()}, "
-           f"{time.strftime('%Y-%m-%d')}.", "",
+           f"Machine: {host()}.", "",
            "Each family's architecture, built by Debian's python3-torchvision "
            "(weights=None, dropout and stochastic depth off) and exported in "
            "training mode at 224 x 224. *Imported / searched*: opset 13 and 17 "

@@ -1,9 +1,11 @@
-"""What the bench drivers that run compiled programs share: running tools,
-launching MPI jobs on this host, and writing their section of
-docs/results.md (through results_section.py)."""
+"""What the bench drivers share: running tools, launching MPI jobs on this
+host, describing it, and writing their section of docs/results.md (through
+results_section.py)."""
 import os
+import platform
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -20,6 +22,14 @@ def mpirun(n):
     """An mpirun prefix for n processes on this host, as root if need be."""
     cmd = ["mpirun", "--oversubscribe", "-np", str(n)]
     return cmd + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+
+
+def host():
+    """This machine as results record it: cores, CPU model, OS and date."""
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                if l.startswith("model name")), "")
+    return (f"{os.cpu_count()} cores, {cpu}, {platform.system()}, "
+            f"{time.strftime('%Y-%m-%d')}")
 
 
 def write_section(name, lines):

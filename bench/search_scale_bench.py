@@ -12,13 +12,13 @@ usage: bench/search_scale_bench.py [build-dir] [--limit SECONDS]
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from mpi_bench import ROOT, host, write_section
+
 MODELS = ["alexnet", "vgg16", "resnet50", "inception_v3"]
 DEVICES = [16, 64, 256, 1024]
 BATCH = 8192
@@ -52,7 +52,11 @@ def plan(bin_dir, mlir, machine, devices, strategy, report, limit):
     wall = time.perf_counter() - start
     rss = int(p.stderr.strip().splitlines()[-1]) * 1024
     if p.returncode != 0:
-        return wall, rss, {"error": p.stderr.strip().splitlines()[0]}
+        message = p.stderr.strip().splitlines()[0]
+        if "no strategy on" in message:  # the least memory any strategy needs
+            message = ("nothing fits (least " +
+                       message.split("needs is ")[1].split(" per device")[0] + ")")
+        return wall, rss, {"error": message}
     return wall, rss, json.load(open(report))
 
 
@@ -62,16 +66,9 @@ def main():
     ap.add_argument("--limit", type=float, default=120)
     args = ap.parse_args()
     bin_dir = os.path.join(args.build, "bin")
-    cpu = ""
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
     out = ["## Search time against the device count", ""]
     out.append(f"Command: `bench/search_scale_bench.py {os.path.relpath(args.build, ROOT)}"
-               f" --limit {args.limit:g}`. Machine: {os.cpu_count()} cores, {cpu}, "
-               f"{platform.system()}, {time.strftime('%Y-%m-%d')}.")
+               f" --limit {args.limit:g}`. Machine: {host()}.")
     out.append("")
     out.append(f"Global batch {BATCH} on 8-GPU H200 nodes (`h200-node`'s figures, "
                "more nodes). Wall time and peak memory of the whole `hd-opt` "
@@ -102,7 +99,7 @@ def main():
                     continue
                 if "error" in r:
                     out.append(f"| {model} | {d} | {wall:.1f} | {rss / 1e6:.0f} | "
-                               f"error: {r['error']} | | {goal_text} |")
+                               f"{r['error']} | | {goal_text} |")
                     print(out[-1], flush=True)
                     continue
                 _, _, data = plan(bin_dir, mlir, machine, d, "data",
@@ -114,11 +111,8 @@ def main():
                 out.append(f"| {model} | {d} | {wall:.1f} | {rss / 1e6:.0f} | "
                            f"{r['search']['exact']} | {speedup} | {met} |")
                 print(out[-1], flush=True)
-    text = "\n".join(out) + "\n"
-    print(text)
-    subprocess.run([sys.executable, os.path.join(ROOT, "bench/results_section.py"),
-                    os.path.join(ROOT, "docs/results.md"), "search-scale"],
-                   input=text.encode(), check=True)
+    print("\n".join(out))
+    sys.exit(write_section("search-scale", out))
 
 
 if __name__ == "__main__":
