@@ -9,8 +9,11 @@ docs/results.md: imported / searched / trained / matched, the layer-wise
 speedup over data parallelism predicted by the analytic cost model, and
 the search time.
 
-usage: bench/families_bench.py [build-dir]
+usage: bench/families_bench.py [build-dir] [--search-only] [--arch NAME]...
+  --search-only: export and search, without training; prints the table and
+  leaves docs/results.md alone. --arch: only these families.
 """
+import argparse
 import json
 import os
 import subprocess
@@ -19,7 +22,12 @@ import tempfile
 
 from mpi_bench import ROOT, host, write_section
 
-BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
+ARGS = argparse.ArgumentParser()
+ARGS.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
+ARGS.add_argument("--search-only", action="store_true")
+ARGS.add_argument("--arch", action="append")
+ARGS = ARGS.parse_args()
+BUILD = ARGS.build
 BIN = os.path.join(BUILD, "bin")
 INPUTS = os.path.join(ROOT, "test", "Training", "Inputs")
 sys.path.insert(0, INPUTS)
@@ -40,7 +48,11 @@ def export(arch, opset, path):
 
 def first_error(stderr):
     lines = [l.strip() for l in stderr.splitlines() if l.strip()]
-    return lines[1] if len(lines) > 1 else (lines[0] if lines else "")
+    line = lines[1] if len(lines) > 1 else (lines[0] if lines else "")
+    if "no strategy on" in line:  # the least memory any strategy needs
+        return ("does not fit (least " +
+                line.split("needs is ")[1].split(" per device")[0] + ")")
+    return line
 
 
 def search(onnx, tmp, machine, devices, strategy):
@@ -76,9 +88,9 @@ def train(arch, opset, tmp):
 
 
 def main():
-    rows, notes = [], []
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for arch in ARCHS:
+        for arch in ARGS.arch or ARCHS:
             row = {"arch": arch}
             for opset in (13, 17):
                 work = os.path.join(tmp, f"{arch}-{opset}")
@@ -87,17 +99,20 @@ def main():
                 if not export(arch, opset, onnx):
                     row[opset] = "export failed"
                     continue
+                # Per target, the speedup and search time, or why there is
+                # none (a model that does not fit one machine still trains).
                 speed = {}
                 for machine, devices in TARGETS:
                     data, why = search(onnx, work, machine, devices, "data")
                     lw, why2 = search(onnx, work, machine, devices, "layerwise")
-                    if not data or not lw:
-                        speed = why or why2
-                        break
-                    speed[machine] = (data["predicted_ms"] / lw["predicted_ms"],
-                                      lw["search_ms"])
-                row[opset] = speed
-                if isinstance(speed, dict):
+                    speed[machine] = (
+                        (data["predicted_ms"] / lw["predicted_ms"],
+                         lw["search_ms"]) if data and lw else why2 or why)
+                imported = not any(isinstance(v, str) and "fit" not in v
+                                   for v in speed.values())
+                row[opset] = speed if imported else next(
+                    v for v in speed.values() if isinstance(v, str))
+                if imported and not ARGS.search_only:
                     row[f"trained{opset}"] = train(arch, opset, tmp)
             rows.append(row)
             print(arch, row, flush=True)
@@ -123,20 +138,25 @@ def main():
     for row in rows:
         def state(v):
             return "yes" if isinstance(v, dict) else "no: " + v.replace("|", "/")
-        s = row[13] if isinstance(row[13], dict) else None
+        s = row[13] if isinstance(row[13], dict) else {}
         def matched(trained):
             if not trained:
                 return "-"
             return (("yes: " if trained[0] else "no: ")
                     + trained[1].replace("|", "/"))
+        def speedup(machine):
+            v = s.get(machine, "-")
+            return f"{v[0]:.2f}x" if isinstance(v, tuple) else v
+        p100 = s.get("p100-cluster")
+        search_ms = f"{p100[1]:.0f}" if isinstance(p100, tuple) else "-"
         out.append(
             f"| {row['arch']} | {state(row[13])} | {state(row[17])} | "
-            + (f"{s['p100-cluster'][0]:.2f}x | {s['h200-node'][0]:.2f}x | "
-               f"{s['p100-cluster'][1]:.0f} | " if s else "- | - | - | ")
+            f"{speedup('p100-cluster')} | {speedup('h200-node')} | {search_ms} | "
             + matched(row.get("trained13")) + " | "
             + matched(row.get("trained17")) + " |")
     print("\n".join(out))
-    sys.exit(write_section("families", out))
+    if not ARGS.search_only:
+        sys.exit(write_section("families", out))
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
 #include "hd/Strategy/Planner.h"
 
-#include "hd/Strategy/Candidates.h"
 #include "hd/Search/ConstrainedSearch.h"
+#include "hd/Strategy/Candidates.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
