@@ -32,6 +32,14 @@ def host():
             f"{time.strftime('%Y-%m-%d')}")
 
 
+def least_memory(error):
+    """The least memory any strategy needs, from hd-opt's error when no
+    strategy fits ("7.23 GiB"); None for any other error."""
+    if "no strategy on" not in error:
+        return None
+    return error.split("needs is ")[1].split(" per device")[0]
+
+
 def write_section(name, lines):
     """Replaces the section `name` of docs/results.md; returns the status."""
     return subprocess.run(

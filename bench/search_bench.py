@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from mpi_bench import ROOT, host, write_section
+from mpi_bench import ROOT, host, least_memory, write_section
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
 BIN = os.path.join(BUILD, "bin")
@@ -126,7 +126,7 @@ def memory_section(tmp, out):
             machine = with_memory(tmp, gib)
             lw = within_memory(tmp, model, "layerwise", machine)
             if "error" in lw:
-                least = lw["error"].split("needs is ")[-1].split(" per device")[0]
+                least = least_memory(lw["error"])
                 out.append(f"| {model} | {gib:.3f} | nothing fits (least {least}) "
                            "| | | | | | | |")
                 continue

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from mpi_bench import ROOT, host, write_section
+from mpi_bench import ROOT, host, least_memory, write_section
 
 MODELS = ["alexnet", "vgg16", "resnet50", "inception_v3"]
 DEVICES = [16, 64, 256, 1024]
@@ -53,10 +53,9 @@ def plan(bin_dir, mlir, machine, devices, strategy, report, limit):
     rss = int(p.stderr.strip().splitlines()[-1]) * 1024
     if p.returncode != 0:
         message = p.stderr.strip().splitlines()[0]
-        if "no strategy on" in message:  # the least memory any strategy needs
-            message = ("nothing fits (least " +
-                       message.split("needs is ")[1].split(" per device")[0] + ")")
-        return wall, rss, {"error": message}
+        least = least_memory(message)
+        return wall, rss, {"error": f"nothing fits (least {least})"
+                           if least else message}
     return wall, rss, json.load(open(report))
 
 

@@ -146,7 +146,6 @@ void ImportContext::recordTensors(
   SmallVector<NamedAttribute> entries;
   for (auto [param, name] : tensors) {
     entries.push_back(builder.getNamedAttr(param, builder.getStringAttr(name)));
-    recordedTensors.insert(name);
     tensorLayers[name].push_back(op->getLoc());
   }
   op->setAttr(HDDialect::getTensorsAttrName(),

@@ -254,14 +254,10 @@ public:
       llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>> tensors,
       llvm::ArrayRef<llvm::StringRef> transposed = {});
 
-  /// Every tensor recordTensors named: the driver keeps the source model
-  /// without their data.
-  const llvm::StringSet<> &getRecordedTensors() const {
-    return recordedTensors;
-  }
-  /// The layers (their locations) recordTensors gave each tensor to: more
-  /// than one is a weight the model shares, which hd cannot train (each
-  /// layer owns its parameters).
+  /// Every tensor recordTensors named, with the layers (their locations)
+  /// it gave it to: the driver keeps the source model without their data,
+  /// and refuses a tensor of more than one layer, a weight the model shares,
+  /// which hd cannot train (each layer owns its parameters).
   const llvm::StringMap<llvm::SmallVector<mlir::Location, 1>> &
   getTensorLayers() const {
     return tensorLayers;
@@ -319,7 +315,6 @@ private:
   llvm::StringMap<const onnx::TensorProto *> constants;
 
   llvm::StringMap<mlir::Value> values;
-  llvm::StringSet<> recordedTensors;
   llvm::StringMap<llvm::SmallVector<mlir::Location, 1>> tensorLayers;
   llvm::StringMap<PendingPad> pendingPads;
   llvm::StringMap<PendingShuffle> pendingShuffles;

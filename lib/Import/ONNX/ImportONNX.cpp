@@ -204,7 +204,7 @@ FailureOr<Value> GraphImporter::getGraphOutput() {
 DenseResourceElementsAttr GraphImporter::sourceWithoutParameters() {
   onnx::ModelProto source = model;
   for (onnx::TensorProto &t : *source.mutable_graph()->mutable_initializer())
-    if (ctx.getRecordedTensors().contains(t.name())) {
+    if (ctx.getTensorLayers().contains(t.name())) {
       t.clear_raw_data();
       t.clear_float_data();
       t.clear_double_data();
