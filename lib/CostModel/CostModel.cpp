@@ -18,8 +18,6 @@ int64_t parameterShard(const Layer &layer, int64_t degree, int64_t index) {
 
 namespace {
 
-constexpr double kBytesPerElement = 4; // f32
-
 /// Groups of tasks that combine statistics: those with the same index along
 /// every dimension in `perDims` (bit d: dimension d).
 std::vector<std::vector<int64_t>> statisticGroups(const ParallelConfig &config,
@@ -224,13 +222,16 @@ TransferCost CostModel::transferCost(const ProducerGrid &producer,
   if (loads.elements == 0)
     return cost;
   auto ms = [](double bytes, double gbps) { return bytes / (gbps * 1e6); };
-  double worst = ms(loads.maxPairBytes, machine.intraNodeGbps);
+  // The busiest port and interface, then their times (division is
+  // monotonic, so this is the largest time).
+  double port = 0, nic = 0;
   for (size_t d = 0; d < loads.devOut.size(); ++d)
-    worst = std::max({worst, ms(loads.devOut[d], machine.deviceGbps),
-                      ms(loads.devIn[d], machine.deviceGbps)});
+    port = std::max({port, loads.devOut[d], loads.devIn[d]});
   for (size_t n = 0; n < loads.nicOut.size(); ++n)
-    worst = std::max({worst, ms(loads.nicOut[n], machine.interNodeGbps),
-                      ms(loads.nicIn[n], machine.interNodeGbps)});
+    nic = std::max({nic, loads.nicOut[n], loads.nicIn[n]});
+  double worst = std::max({ms(loads.maxPairBytes, machine.intraNodeGbps),
+                           ms(port, machine.deviceGbps),
+                           ms(nic, machine.interNodeGbps)});
   int64_t messages =
       std::max(*std::max_element(loads.msgsOut.begin(), loads.msgsOut.end()),
                *std::max_element(loads.msgsIn.begin(), loads.msgsIn.end()));
@@ -239,6 +240,35 @@ TransferCost CostModel::transferCost(const ProducerGrid &producer,
   cost.ms = 2 * (worst + messages * machine.latencyUs * 1e-3);
   cost.bytes = 2 * kBytesPerElement * loads.elements;
   return cost;
+}
+
+double CostModel::transferLowerBoundMs(const std::vector<double> &bytes,
+                                       int64_t holders) const {
+  auto ms = [](double b, double gbps) { return b / (gbps * 1e6); };
+  int64_t perNode = machine.devicesPerNode;
+  double worst = 0;
+  bool moves = false;
+  for (int64_t first = holders / perNode * perNode;
+       first < int64_t(bytes.size()); first += perNode) {
+    int64_t end = std::min<int64_t>(first + perNode, bytes.size());
+    double nodeBytes = 0;
+    for (int64_t t = std::max(first, holders); t < end; ++t) {
+      moves |= bytes[t] > 0;
+      nodeBytes += bytes[t];
+      if (first < holders)
+        // Some partners share t's node. With none elsewhere (node 0) all
+        // goes over t's port; otherwise t's port and its node's network
+        // interface share it, and the busier takes at least this long.
+        worst = std::max(worst, first == 0 ? ms(bytes[t], machine.deviceGbps)
+                                           : bytes[t] / ((machine.deviceGbps +
+                                                          machine.interNodeGbps) *
+                                                         1e6));
+    }
+    // A node without partners moves everything over its network interface.
+    if (first >= holders)
+      worst = std::max(worst, ms(nodeBytes, machine.interNodeGbps));
+  }
+  return moves ? 2 * (worst + machine.latencyUs * 1e-3) : 0;
 }
 
 TransferCost

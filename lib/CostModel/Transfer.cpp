@@ -65,7 +65,7 @@ void visitFlows(const std::vector<int64_t> &producerShape,
 }
 
 void addFlow(const Machine &m, const Flow &f, TransferLoads &loads) {
-  double bytes = 4.0 * f.elements;
+  double bytes = kBytesPerElement * f.elements;
   loads.elements += f.elements;
   ++loads.msgsOut[f.src];
   ++loads.msgsIn[f.dst];
@@ -80,31 +80,142 @@ void addFlow(const Machine &m, const Flow &f, TransferLoads &loads) {
   }
 }
 
+/// Calls fn(box) for the sub-boxes of a grid (row-major over `degrees`)
+/// whose union is the task range [lo, hi): at most two per dimension.
+/// box[d] is a range of coordinates of dimension d.
+template <typename Fn>
+void forEachSubBox(const std::vector<int64_t> &degrees, int64_t lo, int64_t hi,
+                   Fn &&fn) {
+  size_t rank = degrees.size();
+  int64_t stride[kMaxRank + 1];
+  stride[rank] = 1;
+  for (size_t d = rank; d-- > 0;)
+    stride[d] = stride[d + 1] * degrees[d];
+  Range box[kMaxRank];
+  // [lo, hi) lies within one block of dim d - 1, whose coordinates up to
+  // d - 1 are already in `box`; `base` is that block's first task.
+  auto split = [&](auto &self, size_t d, int64_t base, int64_t lo,
+                   int64_t hi) -> void {
+    if (lo >= hi)
+      return;
+    if (d == rank) {
+      fn(box);
+      return;
+    }
+    int64_t s = stride[d + 1];
+    int64_t a = (lo - base) / s, b = (hi - base) / s;
+    int64_t aRest = (lo - base) % s, bRest = (hi - base) % s;
+    if (a == b) {
+      box[d] = {a, a + 1};
+      return self(self, d + 1, base + a * s, lo, hi);
+    }
+    if (aRest > 0) {
+      box[d] = {a, a + 1};
+      self(self, d + 1, base + a * s, lo, base + (a + 1) * s);
+      ++a;
+    }
+    if (a < b) {
+      box[d] = {a, b};
+      for (size_t e = d + 1; e < rank; ++e)
+        box[e] = {0, degrees[e]};
+      fn(box);
+    }
+    if (bRest > 0) {
+      box[d] = {b, b + 1};
+      self(self, d + 1, base + b * s, base + b * s, hi);
+    }
+  };
+  split(split, 0, 0, lo, hi);
+}
+
+/// The separable form's per-dimension tables. For operand dim d, producer
+/// part a and value v of the consumer coordinate d follows (0 when none):
+/// overlap(d, a, v) elements; and prefix sums of it over a and over v, so
+/// that a sub-box of producer or consumer tasks sums in O(rank).
+struct Overlaps {
+  size_t rank = 0;
+  std::vector<int64_t> parts, values;   // per dim
+  std::vector<std::vector<int64_t>> ov; // [d][a * values + v]
+  std::vector<std::vector<int64_t>> overA; // [d][a * values + v], a <= parts
+  std::vector<std::vector<int64_t>> overV; // [d][a * (values + 1) + v]
+
+  int64_t overlap(size_t d, int64_t a, int64_t v) const {
+    return ov[d][a * values[d] + v];
+  }
+  /// Sum over producer parts [lo, hi) of dim d.
+  int64_t sumParts(size_t d, Range r, int64_t v) const {
+    return overA[d][r.hi * values[d] + v] - overA[d][r.lo * values[d] + v];
+  }
+  /// Sum over consumer values [lo, hi) of dim d's coordinate.
+  int64_t sumValues(size_t d, int64_t a, Range r) const {
+    const int64_t *row = &overV[d][a * (values[d] + 1)];
+    return row[r.hi] - row[r.lo];
+  }
+};
+
+void buildOverlaps(const ProducerGrid &grid, const ConsumerTiles &tiles,
+                   Overlaps &o) {
+  o.rank = grid.shape.size();
+  o.parts.resize(o.rank);
+  o.values.resize(o.rank);
+  o.ov.resize(o.rank);
+  o.overA.resize(o.rank);
+  o.overV.resize(o.rank);
+  for (size_t d = 0; d < o.rank; ++d) {
+    int64_t A = grid.config.degrees[d], V = tiles.ranges[d].size();
+    o.parts[d] = A;
+    o.values[d] = V;
+    o.ov[d].resize(A * V);
+    o.overA[d].assign((A + 1) * V, 0);
+    o.overV[d].assign(A * (V + 1), 0);
+    for (int64_t a = 0; a < A; ++a)
+      for (int64_t v = 0; v < V; ++v) {
+        int64_t e = intersect(grid.parts[grid.partOffset[d] + a],
+                              tiles.ranges[d][v])
+                        .size();
+        o.ov[d][a * V + v] = e;
+        o.overA[d][(a + 1) * V + v] = o.overA[d][a * V + v] + e;
+        o.overV[d][a * (V + 1) + v + 1] = o.overV[d][a * (V + 1) + v] + e;
+      }
+  }
+}
+
 void separableLoads(const Machine &m, const ProducerGrid &grid,
                     const ConsumerTiles &tiles, TransferLoads &loads) {
   const std::vector<int64_t> &shape = grid.shape;
   const std::vector<int64_t> &pd = grid.config.degrees;
   const std::vector<int64_t> &cd = tiles.degrees;
   int64_t P = grid.config.tasks(), Q = tiles.boxes.size();
-  size_t rank = shape.size();
+  size_t rank = shape.size(), crank = cd.size();
   const std::vector<int64_t> &partOffset = grid.partOffset;
+  int64_t perNode = m.devicesPerNode;
 
-  // Reused per thread: per-part column sums and counts, per-range part
-  // counts, self overlaps, same-node port loads.
+  // Reused per thread: the overlap tables, per-part column sums and
+  // counts, per-range part counts, self overlaps, consumer values, and
+  // same-node port loads.
   struct Scratch {
-    std::vector<int64_t> colSum, colCount, self;
+    Overlaps o;
+    std::vector<int64_t> colSum, colCount, self, value;
     std::vector<std::vector<int64_t>> rangeParts;
-    std::vector<double> intraOut, intraIn;
+    std::vector<int64_t> intraOut, intraIn;
+    std::vector<bool> followed;
   };
   thread_local Scratch sc;
+  buildOverlaps(grid, tiles, sc.o);
+  const Overlaps &o = sc.o;
+  // value[q * rank + d]: the value of the consumer coordinate dim d
+  // follows, for consumer task q.
+  sc.value.resize(Q * rank);
+  for (int64_t q = 0; q < Q; ++q)
+    for (size_t d = 0; d < rank; ++d) {
+      int j = tiles.coordOf[d];
+      sc.value[q * rank + d] = j < 0 ? 0 : tiles.coords[q * crank + j];
+    }
   // Elements producer task p sends consumer task q.
   auto pair = [&](int64_t p, int64_t q) {
-    const TileBox &box = tiles.boxes[q];
     int64_t e = 1;
     for (size_t d = 0; d < rank && e; ++d)
-      e *= intersect(grid.parts[partOffset[d] + grid.coords[p * rank + d]],
-                     box[d])
-               .size();
+      e *= o.overlap(d, grid.coords[p * rank + d], sc.value[q * rank + d]);
     return e;
   };
 
@@ -115,10 +226,13 @@ void separableLoads(const Machine &m, const ProducerGrid &grid,
   // Per dim and value of the coordinate it follows: how many producer parts
   // the range overlaps.
   sc.rangeParts.resize(rank);
+  sc.followed.assign(crank, false);
+  for (size_t d = 0; d < rank; ++d)
+    if (tiles.coordOf[d] >= 0)
+      sc.followed[tiles.coordOf[d]] = true;
   int64_t repeat = 1; // consumer coordinates no dim follows repeat reads
-  for (size_t j = 0; j < cd.size(); ++j)
-    if (std::find(tiles.coordOf.begin(), tiles.coordOf.end(),
-                  static_cast<int>(j)) == tiles.coordOf.end())
+  for (size_t j = 0; j < crank; ++j)
+    if (!sc.followed[j])
       repeat *= cd[j];
   for (size_t d = 0; d < rank; ++d) {
     sc.rangeParts[d].assign(tiles.ranges[d].size(), 0);
@@ -130,8 +244,7 @@ void separableLoads(const Machine &m, const ProducerGrid &grid,
       int64_t last = blockPartOf(shape[d], pd[d], r.hi - 1);
       sc.rangeParts[d][v] = last - first + 1;
       for (int64_t i = first; i <= last; ++i) {
-        sc.colSum[partOffset[d] + i] +=
-            intersect(grid.parts[partOffset[d] + i], r).size();
+        sc.colSum[partOffset[d] + i] += o.overlap(d, i, v);
         ++sc.colCount[partOffset[d] + i];
       }
     }
@@ -144,44 +257,82 @@ void separableLoads(const Machine &m, const ProducerGrid &grid,
   for (int64_t t = 0; t < both; ++t)
     sc.self[t] = pair(t, t);
 
-  // Same-node pairs, visited directly: they load pair links and ports.
+  // Same-node traffic, one node at a time: the node's producer (consumer)
+  // tasks form a few sub-boxes of the producer (consumer) grid, over which
+  // the overlaps sum dimension by dimension.
   sc.intraOut.assign(P, 0);
   sc.intraIn.assign(Q, 0);
-  for (int64_t q = 0; q < Q; ++q) {
-    int64_t lo = m.nodeOf(q) * m.devicesPerNode;
-    int64_t hi = std::min(P, lo + m.devicesPerNode);
-    for (int64_t p = lo; p < hi; ++p) {
-      if (p == q)
-        continue;
-      if (int64_t e = pair(p, q)) {
-        double bytes = 4.0 * e;
-        loads.maxPairBytes = std::max(loads.maxPairBytes, bytes);
-        sc.intraOut[p] += bytes;
-        sc.intraIn[q] += bytes;
+  bool pairLinksMatter = m.intraNodeGbps < m.deviceGbps;
+  for (int64_t lo = 0; lo < std::max(P, Q); lo += perNode) {
+    int64_t pEnd = std::min(P, lo + perNode), qEnd = std::min(Q, lo + perNode);
+    if (lo >= pEnd || lo >= qEnd)
+      continue;
+    // In: each consumer task of the node from the node's producer tasks.
+    forEachSubBox(pd, lo, pEnd, [&](const Range *box) {
+      for (int64_t q = lo; q < qEnd; ++q) {
+        int64_t e = 1;
+        for (size_t d = 0; d < rank && e; ++d)
+          e *= o.sumParts(d, box[d], sc.value[q * rank + d]);
+        sc.intraIn[q] += e;
       }
+    });
+    // Out: each producer task of the node to the node's consumer tasks.
+    forEachSubBox(cd, lo, qEnd, [&](const Range *box) {
+      int64_t unfollowed = 1;
+      for (size_t j = 0; j < crank; ++j)
+        if (!sc.followed[j])
+          unfollowed *= box[j].size();
+      for (int64_t p = lo; p < pEnd; ++p) {
+        int64_t e = unfollowed;
+        for (size_t d = 0; d < rank && e; ++d) {
+          int j = tiles.coordOf[d];
+          int64_t a = grid.coords[p * rank + d];
+          e *= j < 0 ? o.overlap(d, a, 0) : o.sumValues(d, a, box[j]);
+        }
+        sc.intraOut[p] += e;
+      }
+    });
+    // A task's own device is not a link: take its self part out.
+    for (int64_t t = lo; t < std::min(pEnd, qEnd); ++t) {
+      sc.intraIn[t] -= sc.self[t];
+      sc.intraOut[t] -= sc.self[t];
     }
+    // The busiest pair link can only set the time when it is slower than
+    // a device's port.
+    if (pairLinksMatter)
+      for (int64_t q = lo; q < qEnd; ++q)
+        for (int64_t p = lo; p < pEnd; ++p)
+          if (p != q)
+            loads.maxPairBytes = std::max(loads.maxPairBytes,
+                                          kBytesPerElement * double(pair(p, q)));
   }
 
   // Consumer side: all it reads is its box; all it talks to is the product
   // of the overlapping part counts.
-  for (int64_t q = 0; q < Q; ++q) {
+  for (int64_t q = 0, node = 0, nodeEnd = perNode; q < Q; ++q) {
+    if (q == nodeEnd) {
+      ++node;
+      nodeEnd += perNode;
+    }
     const TileBox &box = tiles.boxes[q];
     int64_t self = q < both ? sc.self[q] : 0;
     int64_t in = box.volume() - self;
     if (in <= 0)
       continue;
     int64_t msgs = 1;
-    for (size_t d = 0; d < rank; ++d) {
-      int j = tiles.coordOf[d];
-      msgs *= sc.rangeParts[d][j < 0 ? 0 : tiles.coords[q * cd.size() + j]];
-    }
+    for (size_t d = 0; d < rank; ++d)
+      msgs *= sc.rangeParts[d][sc.value[q * rank + d]];
     loads.msgsIn[q] = msgs - (self > 0 ? 1 : 0);
     loads.elements += in;
-    loads.devIn[q] = sc.intraIn[q];
-    loads.nicIn[m.nodeOf(q)] += 4.0 * in - sc.intraIn[q];
+    loads.devIn[q] = kBytesPerElement * double(sc.intraIn[q]);
+    loads.nicIn[node] += kBytesPerElement * double(in - sc.intraIn[q]);
   }
   // Producer side: what it sends factors over the dims.
-  for (int64_t p = 0; p < P; ++p) {
+  for (int64_t p = 0, node = 0, nodeEnd = perNode; p < P; ++p) {
+    if (p == nodeEnd) {
+      ++node;
+      nodeEnd += perNode;
+    }
     int64_t out = repeat, msgs = repeat;
     for (size_t d = 0; d < rank; ++d) {
       int64_t i = partOffset[d] + grid.coords[p * rank + d];
@@ -193,8 +344,8 @@ void separableLoads(const Machine &m, const ProducerGrid &grid,
     if (out <= 0)
       continue;
     loads.msgsOut[p] = msgs - (self > 0 ? 1 : 0);
-    loads.devOut[p] = sc.intraOut[p];
-    loads.nicOut[m.nodeOf(p)] += 4.0 * out - sc.intraOut[p];
+    loads.devOut[p] = kBytesPerElement * double(sc.intraOut[p]);
+    loads.nicOut[node] += kBytesPerElement * double(out - sc.intraOut[p]);
   }
 }
 

@@ -61,10 +61,19 @@ private:
   void eliminateSeriesNode(int j);
   void reduceDegreeTwo();
   void solveRemaining(std::vector<int> &choice);
+  /// The nodes of `vars` in min-weight order (each time the one whose new
+  /// factor is smallest), from the factors' scopes alone, and the largest
+  /// factor that order builds.
+  std::pair<std::vector<int>, int64_t>
+  eliminationOrder(const std::vector<Factor> &factors,
+                   const std::vector<int> &vars) const;
+  /// The factor over the touching factors' other nodes: the least sum over
+  /// x's configurations, and (when asked) which one.
+  Factor minimizeOut(const std::vector<Factor> &touching, int x,
+                     std::vector<int> *argmin) const;
   bool variableElimination(std::vector<Factor> factors,
                            std::vector<int> &remaining);
-  void approximate(const std::vector<Factor> &factors,
-                   const std::vector<int> &remaining,
+  void approximate(std::vector<Factor> factors, const std::vector<int> &order,
                    std::vector<int> &choice);
 
   const SearchGraph &graph;
@@ -160,7 +169,11 @@ void Eliminator::eliminateLeaf(int j) {
 
 /// Rows [rowBegin, rowEnd) of the min-plus product that eliminates a series
 /// node: merged[a][c] = min over b of in[a][b] + self[b] + out[b][c]. The
-/// inner loop is branch-free so the compiler vectorizes it.
+/// inner loop is branch-free so the compiler vectorizes it, for the widest
+/// vectors the machine has (one clone each, picked at load time).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 static void minPlusRows(int rowBegin, int rowEnd, int cj, int ck,
                         const double *__restrict in,
                         const double *__restrict self,
@@ -268,76 +281,137 @@ double factorValue(const Factor &f, const std::vector<int> &choice) {
   return f.table[index];
 }
 
-bool Eliminator::variableElimination(std::vector<Factor> factors,
-                                     std::vector<int> &remaining) {
-  std::vector<int> choice(graph.numNodes(), 0);
-  std::vector<Elimination> local;
-  std::set<int> left(remaining.begin(), remaining.end());
-  while (!left.empty()) {
-    // Min-weight order: eliminate the node whose new factor is smallest.
+std::pair<std::vector<int>, int64_t>
+Eliminator::eliminationOrder(const std::vector<Factor> &factors,
+                             const std::vector<int> &vars) const {
+  // The interaction graph: a node's next factor is over its neighbours, and
+  // eliminating it joins them all.
+  std::map<int, std::set<int>> neighbours;
+  for (int x : vars)
+    neighbours[x];
+  for (const Factor &f : factors)
+    for (int a : f.vars)
+      for (int b : f.vars)
+        if (a != b)
+          neighbours[a].insert(b);
+  std::vector<int> order;
+  int64_t largest = 0;
+  while (!neighbours.empty()) {
     int pick = -1;
     int64_t pickSize = std::numeric_limits<int64_t>::max();
-    std::set<int> pickScope;
-    for (int x : left) {
-      std::set<int> scope;
-      for (const Factor &f : factors)
-        if (std::find(f.vars.begin(), f.vars.end(), x) != f.vars.end())
-          scope.insert(f.vars.begin(), f.vars.end());
-      scope.erase(x);
+    for (const auto &[x, adjacent] : neighbours) {
       int64_t size = 1;
-      for (int v : scope)
+      for (int v : adjacent)
         size = saturatingMul(size, configs(v));
-      if (size < pickSize) {
+      if (pick < 0 || size < pickSize) {
         pick = x;
         pickSize = size;
-        pickScope = std::move(scope);
       }
     }
-    if (pickSize > options.factorLimit) {
-      // Give up on exactness: keep the factors for the bound and the
-      // heuristic.
-      std::vector<int> rest(left.begin(), left.end());
-      approximate(factors, rest, choice);
-      undo(local, choice);
-      for (int v : remaining)
-        remainingChoice[v] = choice[v];
-      return false;
+    std::set<int> adjacent = std::move(neighbours[pick]);
+    neighbours.erase(pick);
+    for (int a : adjacent) {
+      std::set<int> &mine = neighbours[a];
+      mine.erase(pick);
+      for (int b : adjacent)
+        if (b != a)
+          mine.insert(b);
     }
-    stats.largestFactor = std::max(stats.largestFactor, pickSize);
+    largest = std::max(largest, pickSize);
+    order.push_back(pick);
+  }
+  return {order, largest};
+}
+
+Factor Eliminator::minimizeOut(const std::vector<Factor> &touching, int x,
+                               std::vector<int> *argmin) const {
+  std::set<int> scope;
+  for (const Factor &f : touching)
+    scope.insert(f.vars.begin(), f.vars.end());
+  scope.erase(x);
+  Factor out;
+  out.vars.assign(scope.begin(), scope.end());
+  int64_t size = 1;
+  for (int v : out.vars) {
+    out.dims.push_back(configs(v));
+    size *= configs(v);
+  }
+  out.table.assign(size, kInf);
+  if (argmin)
+    argmin->assign(size, 0);
+  // Each touching factor's index moves by a fixed stride when one of the
+  // output's nodes (or x) steps: keep the indices as the odometer turns.
+  size_t m = out.vars.size(), t = touching.size();
+  std::vector<int64_t> stride(t * m, 0), xStride(t, 0), base(t, 0);
+  for (size_t f = 0; f < t; ++f) {
+    int64_t s = 1;
+    for (size_t i = touching[f].vars.size(); i-- > 0;) {
+      int v = touching[f].vars[i];
+      if (v == x)
+        xStride[f] = s;
+      else
+        stride[f * m + (std::find(out.vars.begin(), out.vars.end(), v) -
+                        out.vars.begin())] = s;
+      s *= touching[f].dims[i];
+    }
+  }
+  int cx = configs(x);
+  std::vector<double> sum(cx);
+  std::vector<int> assign(m, 0);
+  for (int64_t index = 0; index < size; ++index) {
+    std::fill(sum.begin(), sum.end(), 0.0);
+    for (size_t f = 0; f < t; ++f) {
+      const double *table = touching[f].table.data() + base[f];
+      int64_t xs = xStride[f];
+      for (int c = 0; c < cx; ++c)
+        sum[c] += table[c * xs];
+    }
+    int best = int(std::min_element(sum.begin(), sum.end()) - sum.begin());
+    out.table[index] = sum[best];
+    if (argmin)
+      (*argmin)[index] = best;
+    // Advance the odometer (last node fastest) and every factor's index.
+    for (size_t k = m; k-- > 0;) {
+      if (++assign[k] < out.dims[k]) {
+        for (size_t f = 0; f < t; ++f)
+          base[f] += stride[f * m + k];
+        break;
+      }
+      assign[k] = 0;
+      for (size_t f = 0; f < t; ++f)
+        base[f] -= (out.dims[k] - 1) * stride[f * m + k];
+    }
+  }
+  return out;
+}
+
+bool Eliminator::variableElimination(std::vector<Factor> factors,
+                                     std::vector<int> &remaining) {
+  auto [order, largest] = eliminationOrder(factors, remaining);
+  std::vector<int> choice(graph.numNodes(), 0);
+  if (largest > options.factorLimit) {
+    // Too wide to be exact: a bound and a good choice instead.
+    approximate(std::move(factors), order, choice);
+    for (int v : remaining)
+      remainingChoice[v] = choice[v];
+    return false;
+  }
+  stats.largestFactor = largest;
+  std::vector<Elimination> local;
+  for (int pick : order) {
     std::vector<Factor> touching, others;
     for (Factor &f : factors)
       (std::find(f.vars.begin(), f.vars.end(), pick) != f.vars.end()
            ? touching
            : others)
           .push_back(std::move(f));
-    Factor out;
-    out.vars.assign(pickScope.begin(), pickScope.end());
-    for (int v : out.vars)
-      out.dims.push_back(configs(v));
-    out.table.assign(pickSize, kInf);
-    Elimination rec{pick, out.vars, out.dims,
-                    std::vector<int>(pickSize, 0)};
-    std::vector<int> assign(out.vars.size(), 0);
-    int64_t index = 0;
-    do {
-      for (size_t s = 0; s < assign.size(); ++s)
-        choice[out.vars[s]] = assign[s];
-      for (int c = 0; c < configs(pick); ++c) {
-        choice[pick] = c;
-        double v = 0;
-        for (const Factor &f : touching)
-          v += factorValue(f, choice);
-        if (v < out.table[index]) {
-          out.table[index] = v;
-          rec.argmin[index] = c;
-        }
-      }
-      ++index;
-    } while (advance(assign, out.dims));
+    Elimination rec{pick, {}, {}, {}};
+    Factor out = minimizeOut(touching, pick, &rec.argmin);
+    rec.scope = out.vars;
+    rec.dims = out.dims;
     others.push_back(std::move(out));
     factors = std::move(others);
     local.push_back(std::move(rec));
-    left.erase(pick);
   }
   // Every factor is now over no variables: constants.
   undo(local, choice);
@@ -346,30 +420,109 @@ bool Eliminator::variableElimination(std::vector<Factor> factors,
   return true;
 }
 
-void Eliminator::approximate(const std::vector<Factor> &factors,
-                             const std::vector<int> &remaining,
+void Eliminator::approximate(std::vector<Factor> factors,
+                             const std::vector<int> &order,
                              std::vector<int> &choice) {
-  // Lower bound: the settled parts plus every factor at its own minimum.
+  // Mini-bucket elimination (Dechter and Rish): a node's factors are split
+  // into groups whose new factor stays within the mini-bucket limit, and
+  // each group minimizes over the node on its own. Each group may so pick
+  // the node differently, which only lowers the result: the constants left
+  // sum to a lower bound on the optimum.
+  const std::vector<Factor> original = factors;
+  std::vector<std::vector<Factor>> buckets(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    int x = order[i];
+    std::vector<Factor> &touching = buckets[i];
+    std::vector<Factor> others;
+    for (Factor &f : factors)
+      (std::find(f.vars.begin(), f.vars.end(), x) != f.vars.end()
+           ? touching
+           : others)
+          .push_back(std::move(f));
+    std::stable_sort(touching.begin(), touching.end(),
+                     [](const Factor &a, const Factor &b) {
+                       return a.vars.size() > b.vars.size();
+                     });
+    std::vector<std::vector<const Factor *>> groups;
+    std::vector<std::set<int>> groupScopes;
+    for (const Factor &f : touching) {
+      // Into the group it shares most nodes with, among those it fits.
+      size_t g = groups.size();
+      int shared = -1;
+      for (size_t h = 0; h < groups.size(); ++h) {
+        std::set<int> scope = groupScopes[h];
+        int common = 0;
+        for (int v : f.vars)
+          common += v != x && scope.count(v);
+        scope.insert(f.vars.begin(), f.vars.end());
+        scope.erase(x);
+        int64_t size = 1;
+        for (int v : scope)
+          size = saturatingMul(size, configs(v));
+        if (size <= options.miniBucketLimit && common > shared) {
+          g = h;
+          shared = common;
+        }
+      }
+      if (g == groups.size()) {
+        groups.emplace_back();
+        groupScopes.emplace_back();
+      }
+      groups[g].push_back(&f);
+      groupScopes[g].insert(f.vars.begin(), f.vars.end());
+    }
+    for (const std::vector<const Factor *> &group : groups) {
+      std::vector<Factor> members;
+      for (const Factor *f : group)
+        members.push_back(*f);
+      others.push_back(minimizeOut(members, x, nullptr));
+    }
+    factors = std::move(others);
+  }
   double bound = reducedCost;
   for (const Factor &f : factors)
-    bound += *std::min_element(f.table.begin(), f.table.end());
-  stats.lowerBound = bound;
+    bound += f.table[0];
+  // Every factor at its own minimum is a bound too; keep the better.
+  double simple = reducedCost;
+  for (const Factor &f : original)
+    simple += *std::min_element(f.table.begin(), f.table.end());
+  stats.lowerBound = std::max(bound, simple);
   stats.exact = false;
-  // Iterated conditional modes from the all-zero choice: each node in turn
-  // takes its best configuration given the others, until none changes.
-  for (int x : remaining)
-    choice[x] = 0;
+
+  // A choice: each node, last eliminated first, takes its best
+  // configuration under its bucket's factors given the nodes already
+  // chosen; then iterated conditional modes over the original factors
+  // improve it until no single node's change does.
+  for (size_t i = order.size(); i-- > 0;) {
+    int x = order[i];
+    int best = 0;
+    double bestCost = kInf;
+    for (int c = 0; c < configs(x); ++c) {
+      choice[x] = c;
+      double v = 0;
+      for (const Factor &f : buckets[i])
+        v += factorValue(f, choice);
+      if (v < bestCost) {
+        bestCost = v;
+        best = c;
+      }
+    }
+    choice[x] = best;
+  }
+  std::map<int, std::vector<const Factor *>> factorsOf;
+  for (const Factor &f : original)
+    for (int v : f.vars)
+      factorsOf[v].push_back(&f);
   for (int sweep = 0; sweep < 100; ++sweep) {
     bool changed = false;
-    for (int x : remaining) {
+    for (int x : order) {
       int best = choice[x];
       double bestCost = kInf;
       for (int c = 0; c < configs(x); ++c) {
         choice[x] = c;
         double v = 0;
-        for (const Factor &f : factors)
-          if (std::find(f.vars.begin(), f.vars.end(), x) != f.vars.end())
-            v += factorValue(f, choice);
+        for (const Factor *f : factorsOf[x])
+          v += factorValue(*f, choice);
         if (v < bestCost) {
           bestCost = v;
           best = c;

@@ -2,9 +2,13 @@
 
 #include "hd/Strategy/CostTables.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <functional>
 #include <limits>
+#include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -53,6 +57,17 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
     }
   }
   edgeKeys.resize(edges.size()); // Computed when tables are (edgeKey).
+  for (const std::vector<ParallelConfig> &configs : this->candidates) {
+    std::vector<int64_t> &tasks = groupTasks.emplace_back();
+    for (const ParallelConfig &c : configs)
+      tasks.push_back(c.tasks());
+    std::sort(tasks.begin(), tasks.end(), std::greater<>());
+    tasks.erase(std::unique(tasks.begin(), tasks.end()), tasks.end());
+    std::vector<int> &group = groupOf.emplace_back();
+    for (const ParallelConfig &c : configs)
+      group.push_back(int(std::find(tasks.begin(), tasks.end(), c.tasks()) -
+                          tasks.begin()));
+  }
 }
 
 std::string CostTables::edgeKey(int e) const {
@@ -137,76 +152,255 @@ const std::vector<double> &CostTables::nodeTable(int l) {
   return table;
 }
 
-const std::vector<double> &CostTables::edgeTable(int e) {
-  if (edgeKeys[e].empty())
-    edgeKeys[e] = edgeKey(e);
-  std::vector<double> &table = edgeCache[edgeKeys[e]];
-  if (table.empty())
-    table = computeEdgeTable(e);
-  return table;
+void CostTables::assignTables() {
+  if (!tableOf.empty())
+    return;
+  parallelFor(edges.size(), [&](size_t e) {
+    if (edgeKeys[e].empty())
+      edgeKeys[e] = edgeKey(static_cast<int>(e));
+  });
+  std::map<std::string, int> ids;
+  for (size_t e = 0; e < edges.size(); ++e) {
+    auto [it, added] = ids.try_emplace(edgeKeys[e], int(tables.size()));
+    if (added)
+      tables.push_back(
+          {int(e), candidates[edges[e].consumer].size(),
+           std::vector<std::vector<double>>(candidates[edges[e].producer].size()),
+           {},
+           {}});
+    tableOf.push_back(it->second);
+  }
 }
 
-std::vector<double> CostTables::computeEdgeTable(int e) const {
-  const LayerEdge &edge = edges[e];
+int64_t CostTables::missingEntries(const Table &t, const std::set<int> &rows,
+                                   const std::set<int> &cols) {
+  int64_t missing = 0;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    if (!rows.empty() && !rows.count(int(r)))
+      continue;
+    const std::vector<double> &row = t.rows[r];
+    if (row.empty()) {
+      missing += cols.empty() ? int64_t(t.width) : int64_t(cols.size());
+      continue;
+    }
+    for (size_t c = 0; c < row.size(); ++c)
+      missing += (cols.empty() || cols.count(int(c))) && std::isnan(row[c]);
+  }
+  return missing;
+}
+
+void CostTables::fillTable(Table &t, const std::vector<int> &rows,
+                           const std::vector<int> &cols,
+                           std::atomic<int64_t> &filled, int64_t total) {
+  const LayerEdge &edge = edges[t.edge];
   const Layer &producer = graph.layers[edge.producer];
   const Layer &consumer = graph.layers[edge.consumer];
-  const auto &pcs = candidates[edge.producer];
-  const auto &ccs = candidates[edge.consumer];
-  std::vector<double> table(pcs.size() * ccs.size());
+  for (int r : rows)
+    if (t.rows[r].empty())
+      t.rows[r].assign(t.width, std::nan(""));
   // The consumer's boxes depend only on its configuration and the
   // producer's grid only on its own: compute each once per column and row.
-  std::vector<ConsumerTiles> columns;
-  for (const ParallelConfig &c : ccs)
-    columns.push_back(consumerTiles(consumer, edge.operand, c));
-  for (size_t p = 0; p < pcs.size(); ++p) {
-    ProducerGrid row = producerGrid(producer.shape, pcs[p]);
-    for (size_t c = 0; c < ccs.size(); ++c)
-      table[p * ccs.size() + c] = model.transferCost(row, columns[c]).ms;
+  std::vector<int> missing;
+  for (int c : cols)
+    if (std::any_of(rows.begin(), rows.end(),
+                    [&](int r) { return std::isnan(t.rows[r][c]); }))
+      missing.push_back(c);
+  if (missing.empty())
+    return;
+  std::vector<ConsumerTiles> columns(missing.size());
+  parallelFor(missing.size(), [&](size_t i) {
+    columns[i] = consumerTiles(consumer, edge.operand,
+                               candidates[edge.consumer][missing[i]]);
+  });
+  parallelFor(rows.size(), [&](size_t i) {
+    std::vector<double> &row = t.rows[rows[i]];
+    std::optional<ProducerGrid> grid;
+    for (size_t j = 0; j < missing.size(); ++j) {
+      if (!std::isnan(row[missing[j]]))
+        continue;
+      if (!grid)
+        grid = producerGrid(producer.shape,
+                            candidates[edge.producer][rows[i]]);
+      row[missing[j]] = model.transferCost(*grid, columns[j]).ms;
+    }
+    if (progress)
+      progress(filled += missing.size(), total);
+  });
+}
+
+void CostTables::fill(std::vector<EdgeBlock> &blocks) {
+  assignTables();
+  // Blocks of edges that share a table are filled together.
+  std::map<int, std::pair<std::set<int>, std::set<int>>> wanted;
+  for (const EdgeBlock &b : blocks) {
+    auto &[rows, cols] = wanted[tableOf[b.edge]];
+    rows.insert(b.rows.begin(), b.rows.end());
+    cols.insert(b.cols.begin(), b.cols.end());
   }
-  return table;
+  std::atomic<int64_t> filled{0};
+  int64_t total = 0;
+  for (auto &[id, rowsCols] : wanted)
+    total += missingEntries(tables[id], rowsCols.first, rowsCols.second);
+  if (progress)
+    progress(0, total);
+  for (auto &[id, rowsCols] : wanted)
+    fillTable(tables[id], {rowsCols.first.begin(), rowsCols.first.end()},
+              {rowsCols.second.begin(), rowsCols.second.end()}, filled,
+              total);
+  for (EdgeBlock &b : blocks) {
+    const Table &t = tables[tableOf[b.edge]];
+    b.costs.clear();
+    for (int r : b.rows)
+      for (int c : b.cols)
+        b.costs.push_back(t.rows[r][c]);
+  }
 }
 
 double CostTables::nodeCost(int l, int c) { return nodeTable(l)[c]; }
 
 double CostTables::edgeCost(int e, int p, int c) {
-  auto it = edgeKeys[e].empty() ? edgeCache.end() : edgeCache.find(edgeKeys[e]);
-  if (it != edgeCache.end() && !it->second.empty())
-    return it
-        ->second[static_cast<size_t>(p) * candidates[edges[e].consumer].size() +
-                 c];
-  // No table yet (a baseline or imported strategy): one entry is cheaper.
+  std::vector<double> *row =
+      tableOf.empty() ? nullptr : &tables[tableOf[e]].rows[p];
+  if (row && !row->empty() && !std::isnan((*row)[c]))
+    return (*row)[c];
+  // Not computed yet (a baseline, an imported strategy, a runner-up): one
+  // entry is cheaper than a row.
   const LayerEdge &edge = edges[e];
-  return model
-      .transferCost(graph.layers[edge.producer], candidates[edge.producer][p],
-                    graph.layers[edge.consumer], edge.operand,
-                    candidates[edge.consumer][c])
-      .ms;
+  double ms = model
+                  .transferCost(graph.layers[edge.producer],
+                                candidates[edge.producer][p],
+                                graph.layers[edge.consumer], edge.operand,
+                                candidates[edge.consumer][c])
+                  .ms;
+  if (row) {
+    if (row->empty())
+      row->assign(tables[tableOf[e]].width, std::nan(""));
+    (*row)[c] = ms;
+  }
+  return ms;
+}
+
+double CostTables::evaluate(const std::vector<int> &choice) {
+  double total = 0;
+  for (size_t l = 0; l < graph.layers.size(); ++l)
+    total += nodeCost(int(l), choice[l]);
+  for (size_t e = 0; e < edges.size(); ++e)
+    total += edgeCost(int(e), choice[edges[e].producer],
+                      choice[edges[e].consumer]);
+  return total;
 }
 
 SearchGraph CostTables::buildSearchGraph() {
-  // Distinct tables are independent: fill them on every core, then
-  // assemble the graph from the cache.
-  parallelFor(edges.size(), [&](size_t e) {
-    if (edgeKeys[e].empty())
-      edgeKeys[e] = edgeKey(static_cast<int>(e));
-  });
-  std::vector<int> todo;
-  std::set<std::string> seen;
-  for (size_t e = 0; e < edges.size(); ++e)
-    if (edgeCache[edgeKeys[e]].empty() && seen.insert(edgeKeys[e]).second)
-      todo.push_back(static_cast<int>(e));
-  std::vector<std::vector<double>> tables(todo.size());
-  parallelFor(todo.size(),
-              [&](size_t i) { tables[i] = computeEdgeTable(todo[i]); });
-  for (size_t i = 0; i < todo.size(); ++i)
-    edgeCache[edgeKeys[todo[i]]] = std::move(tables[i]);
-
+  assignTables();
+  std::atomic<int64_t> filled{0};
+  int64_t total = 0;
+  for (const Table &t : tables)
+    total += missingEntries(t, {}, {});
+  if (progress)
+    progress(0, total);
+  for (Table &t : tables) {
+    std::vector<int> rows(candidates[edges[t.edge].producer].size()),
+        cols(candidates[edges[t.edge].consumer].size());
+    std::iota(rows.begin(), rows.end(), 0);
+    std::iota(cols.begin(), cols.end(), 0);
+    fillTable(t, rows, cols, filled, total);
+  }
   SearchGraph g;
   for (size_t l = 0; l < graph.layers.size(); ++l)
     g.addNode(nodeTable(l));
-  for (size_t e = 0; e < edges.size(); ++e)
-    g.addEdge(edges[e].producer, edges[e].consumer, edgeTable(e));
+  for (size_t e = 0; e < edges.size(); ++e) {
+    std::vector<double> flat;
+    for (const std::vector<double> &row : tables[tableOf[e]].rows)
+      flat.insert(flat.end(), row.begin(), row.end());
+    g.addEdge(edges[e].producer, edges[e].consumer, std::move(flat));
+  }
   return g;
+}
+
+const std::vector<std::vector<int64_t>> &CostTables::readPrefix(Table &t,
+                                                                int group) {
+  auto [it, added] = t.readPrefix.try_emplace(group);
+  if (!added)
+    return it->second;
+  // An element every member of the group reads, per dim: with separable
+  // boxes a consumer's tasks together read the product of each dim's union
+  // of ranges, so the product of these intersections is read by any member.
+  const LayerEdge &edge = edges[t.edge];
+  const Layer &consumer = graph.layers[edge.consumer];
+  const std::vector<int64_t> &shape = graph.layers[edge.producer].shape;
+  std::vector<std::vector<bool>> read;
+  for (size_t d = 0; d < shape.size(); ++d)
+    read.emplace_back(shape[d], true);
+  for (size_t c = 0; c < candidates[edge.consumer].size(); ++c) {
+    if (groupOf[edge.consumer][c] != group)
+      continue;
+    ConsumerTiles tiles =
+        consumerTiles(consumer, edge.operand, candidates[edge.consumer][c]);
+    if (!tiles.separable)
+      return it->second; // empty: no bound
+    for (size_t d = 0; d < shape.size(); ++d) {
+      std::vector<bool> mine(shape[d], false);
+      for (const Range &r : tiles.ranges[d])
+        for (int64_t i = r.lo; i < r.hi; ++i)
+          mine[i] = true;
+      for (int64_t i = 0; i < shape[d]; ++i)
+        read[d][i] = read[d][i] && mine[i];
+    }
+  }
+  for (const std::vector<bool> &mask : read) {
+    std::vector<int64_t> &prefix = it->second.emplace_back(1, 0);
+    for (bool r : mask)
+      prefix.push_back(prefix.back() + r);
+  }
+  return it->second;
+}
+
+double CostTables::groupBound(int e, bool groupAtFrom, int group,
+                              int config) {
+  assignTables();
+  Table &t = tables[tableOf[e]];
+  std::vector<double> &bounds = t.bounds[{groupAtFrom, config}];
+  if (!bounds.empty())
+    return bounds[group];
+  const LayerEdge &edge = edges[t.edge];
+  int side = groupAtFrom ? edge.producer : edge.consumer;
+  std::vector<double> bytes;
+  if (groupAtFrom) {
+    // Consumer tasks on devices the group leaves idle receive their whole
+    // box.
+    ConsumerTiles tiles = consumerTiles(graph.layers[edge.consumer],
+                                        edge.operand,
+                                        candidates[edge.consumer][config]);
+    for (const TileBox &box : tiles.boxes)
+      bytes.push_back(kBytesPerElement * double(box.volume()));
+    for (int64_t k : groupTasks[side])
+      bounds.push_back(model.transferLowerBoundMs(bytes, k));
+    return bounds[group];
+  }
+  // Producer tasks on devices the group leaves idle send every element
+  // the group's members all read.
+  ProducerGrid grid = producerGrid(graph.layers[edge.producer].shape,
+                                   candidates[edge.producer][config]);
+  size_t rank = grid.shape.size();
+  for (size_t g = 0; g < groupTasks[side].size(); ++g) {
+    const std::vector<std::vector<int64_t>> &prefix = readPrefix(t, int(g));
+    if (prefix.empty()) {
+      bounds.push_back(0);
+      continue;
+    }
+    bytes.assign(grid.config.tasks(), 0);
+    for (int64_t p = groupTasks[side][g]; p < grid.config.tasks(); ++p) {
+      double elements = 1;
+      for (size_t d = 0; d < rank; ++d) {
+        const Range &part =
+            grid.parts[grid.partOffset[d] + grid.coords[p * rank + d]];
+        elements *= double(prefix[d][part.hi] - prefix[d][part.lo]);
+      }
+      bytes[p] = kBytesPerElement * elements;
+    }
+    bounds.push_back(model.transferLowerBoundMs(bytes, groupTasks[side][g]));
+  }
+  return bounds[group];
 }
 
 double CostTables::nodeMemory(int l, int c) const {
@@ -222,9 +416,7 @@ double CostTables::edgeMemory(int e, const ProducerGrid &producer,
 SearchGraph CostTables::buildMemoryGraph() {
   // As the time tables: each distinct table once, on every core. An
   // edge's bytes also depend on whether its producer has other readers.
-  for (size_t e = 0; e < edges.size(); ++e)
-    if (edgeKeys[e].empty())
-      edgeKeys[e] = edgeKey(static_cast<int>(e));
+  assignTables();
   auto memoryKey = [&](size_t e) {
     return edgeKeys[e] + (readers[edges[e].producer] == 1 ? "|only" : "|");
   };
@@ -307,14 +499,34 @@ CostTables::runnersUp(const std::vector<int> &choice) {
       }
       return v;
     };
+    // A lower bound on each candidate's share, so that those whose group
+    // the search never filled are mostly ruled out without their tables.
+    auto atLeast = [&](int c) {
+      double v = nodeCost(l, c);
+      if (groupOf[l][c] > 0)
+        for (int e : edgesOf[l]) {
+          const LayerEdge &edge = edges[e];
+          bool producer = edge.producer == static_cast<int>(l);
+          v += groupBound(e, producer, groupOf[l][c],
+                          producer ? choice[edge.consumer]
+                                   : choice[edge.producer]);
+        }
+      return v;
+    };
+    std::vector<std::pair<double, int>> order;
+    for (int c = 0; c < static_cast<int>(candidates[l].size()); ++c)
+      if (c != choice[l])
+        order.push_back({atLeast(c), c});
+    std::sort(order.begin(), order.end());
     double current = share(choice[l]);
     int best = -1;
     double bestCost = std::numeric_limits<double>::infinity();
-    for (int c = 0; c < static_cast<int>(candidates[l].size()); ++c) {
-      if (c == choice[l])
-        continue;
+    for (auto [bound, c] : order) {
+      if (bound > bestCost)
+        break;
       double v = share(c);
-      if (v < bestCost) {
+      // Ties go to the first candidate, as a scan in order would.
+      if (v < bestCost || (v == bestCost && c < best)) {
         bestCost = v;
         best = c;
       }

@@ -3,9 +3,12 @@
 #include "hd/Strategy/Planner.h"
 
 #include "hd/Search/ConstrainedSearch.h"
+#include "hd/Search/GroupedSearch.h"
 #include "hd/Strategy/Candidates.h"
+#include "hd/Strategy/SearchProgress.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -112,8 +115,7 @@ double Planner::memoryBound(const std::vector<int> &choice) const {
   return std::accumulate(bytes.begin(), bytes.end(), 0.0);
 }
 
-void Planner::keepBestBaseline(const SearchGraph &searchGraph,
-                               SearchResult &result) const {
+void Planner::keepBestBaseline(SearchResult &result) const {
   // Every baseline's configuration is a candidate (pinned layers keep
   // theirs), so an exact search never loses to one that fits; the
   // approximation that a graph too wide to eliminate falls back to can.
@@ -128,7 +130,7 @@ void Planner::keepBestBaseline(const SearchGraph &searchGraph,
       choice.push_back(it == candidates[l].end() ? 0
                                                  : it - candidates[l].begin());
     }
-    double cost = evaluate(searchGraph, choice);
+    double cost = tables->evaluate(choice);
     if (cost < result.cost && memoryBound(choice) <= capacityBytes()) {
       result.choice = std::move(choice);
       result.cost = cost;
@@ -162,10 +164,18 @@ Error Planner::nothingFits(const std::vector<int> &smallest,
 }
 
 Error Planner::search() {
-  SearchGraph searchGraph = tables->buildSearchGraph();
   double capacity = double(capacityBytes());
   SearchResult result;
+  SearchProgress progress(progressStream);
+  tables->setProgress(
+      [&](int64_t done, int64_t total) { progress.entries(done, total); });
+  llvm::scope_exit quiet([&] { tables->setProgress(nullptr); });
+  SearchOptions grouped;
+  grouped.onRound = [&](int round, int64_t exact, int64_t all) {
+    progress.round(round, exact, all);
+  };
   if (applied == StrategyKind::Exhaustive) {
+    SearchGraph searchGraph = tables->buildSearchGraph();
     int64_t count = combinationCount(searchGraph);
     if (count > kExhaustiveLimit)
       return modelError(formatv(
@@ -182,9 +192,11 @@ Error Planner::search() {
     result = std::move(found->result);
   } else {
     auto start = std::chrono::steady_clock::now();
-    result = searchOptimal(searchGraph);
+    // Exact without filling the tables of configurations that leave
+    // devices idle, unless a bound cannot rule them out.
+    result = searchByGroups(*tables, grouped);
     if (!result.stats.exact)
-      keepBestBaseline(searchGraph, result);
+      keepBestBaseline(result);
     // Usually the fastest strategy fits; otherwise the fastest one that
     // does is searched for. Branching to prove it optimal may take twice
     // as long as the search did (at least a second), and otherwise ends
@@ -195,8 +207,9 @@ Error Planner::search() {
           1.0, 2 * std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count());
-      ConstrainedResult found = searchWithinCapacity(
-          searchGraph, tables->buildMemoryGraph(), capacity, options);
+      ConstrainedResult found =
+          searchWithinCapacity(tables->buildSearchGraph(),
+                               tables->buildMemoryGraph(), capacity, options);
       if (!found.feasible)
         return nothingFits(found.smallestChoice, found.smallestMemory,
                            found.minMemoryExact);
@@ -207,9 +220,10 @@ Error Planner::search() {
       stats.lowerBound = result.stats.lowerBound;
       stats.capacityBinds = true;
       stats.subproblems = result.stats.subproblems;
+      stats.exactConfigs = stats.allConfigs; // it needed every table
       result.stats = stats;
       if (!result.stats.exact)
-        keepBestBaseline(searchGraph, result);
+        keepBestBaseline(result);
     }
   }
   chosen.clear();

@@ -98,7 +98,10 @@ std::string reportToJSON(const StrategyReport &r) {
                      {"enumerated", r.search->enumerated},
                      {"largest_factor", r.search->largestFactor},
                      {"capacity_binds", r.search->capacityBinds},
-                     {"subproblems", r.search->subproblems}};
+                     {"subproblems", r.search->subproblems},
+                     {"rounds", r.search->rounds},
+                     {"exact_configs", r.search->exactConfigs},
+                     {"all_configs", r.search->allConfigs}};
   return formatv("{0:2}", json::Value(std::move(root))).str() + "\n";
 }
 

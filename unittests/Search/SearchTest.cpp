@@ -102,21 +102,33 @@ TEST(Search, EliminationStats) {
 }
 
 // Above the factor limit the search says it is not exact, returns a real
-// choice, and brackets the optimum between its lower bound and its cost.
+// choice, and brackets the optimum between its lower bound and its cost,
+// for mini-buckets from a single table per node (the whole bucket fits) to
+// one per factor.
 TEST(Search, BoundWhenTooWide) {
   std::mt19937 rng(11);
-  for (int trial = 0; trial < 20; ++trial) {
-    SearchGraph dense = randomGraph(rng, Shape::Dense, 6, 2);
-    SearchOptions tight;
-    tight.enumerationLimit = 1;
-    tight.factorLimit = 4;
-    SearchResult r = searchOptimal(dense, tight);
-    double optimum = searchBruteForce(dense, 1e8)->cost;
-    EXPECT_FALSE(r.stats.exact);
-    EXPECT_NEAR(evaluate(dense, r.choice), r.cost, 1e-9);
-    EXPECT_GE(r.cost, optimum - 1e-9);
-    EXPECT_LE(r.stats.lowerBound, optimum + 1e-9);
-  }
+  double gapSmall = 0, gapLarge = 0;
+  for (int64_t miniBucket : {int64_t(2), int64_t(8), int64_t(1) << 18})
+    for (int trial = 0; trial < 20; ++trial) {
+      SearchGraph dense = randomGraph(rng, Shape::Dense, 6, 2);
+      SearchOptions tight;
+      tight.enumerationLimit = 1;
+      tight.factorLimit = 4;
+      tight.miniBucketLimit = miniBucket;
+      SearchResult r = searchOptimal(dense, tight);
+      double optimum = searchBruteForce(dense, 1e8)->cost;
+      EXPECT_FALSE(r.stats.exact);
+      EXPECT_NEAR(evaluate(dense, r.choice), r.cost, 1e-9);
+      EXPECT_GE(r.cost, optimum - 1e-9);
+      EXPECT_LE(r.stats.lowerBound, optimum + 1e-9) << miniBucket;
+      (miniBucket == 2 ? gapSmall : gapLarge) += optimum - r.stats.lowerBound;
+      // A bucket that fits whole is exact elimination: the bound is tight.
+      if (miniBucket > 64) {
+        EXPECT_NEAR(r.stats.lowerBound, optimum, 1e-9);
+      }
+    }
+  // Larger mini-buckets bound more tightly.
+  EXPECT_GT(gapSmall, gapLarge);
 }
 
 TEST(Search, ParallelEdgesMerge) {

@@ -15,6 +15,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+
 using namespace hd;
 
 namespace {
@@ -117,6 +120,82 @@ TEST(CostTables, TablesMatchLayerCosts) {
       EXPECT_DOUBLE_EQ(sg.nodeCost[l][c], cost.computeMs + cost.syncMs)
           << g.layers[l].name << " " << candidates[l][c].str();
     }
+}
+
+// The grouped search's bounds never exceed what any member of the group
+// costs: for every edge (own-tile, halo, grouped, strided with unread rows,
+// flattening, a slice of half the channels), every group on either side and
+// every configuration on the other, on a machine of several nodes and on
+// one.
+TEST(CostTables, GroupBoundsNeverExceedTheirMembers) {
+  LayerGraph g = smallGraph();
+  Layer relu;
+  relu.name = "relu";
+  relu.op = "relu";
+  relu.kind = CostKind::Elementwise;
+  relu.shape = {16, 32, 14, 14};
+  relu.forwardFlops = 16 * 32 * 14 * 14;
+  relu.inputs = {{1, relu.shape}};
+  relu.inputBox = [](unsigned, const TileBox &t) { return t; };
+  relu.signature = "relu-test";
+  // A 1x1 convolution of stride 2: the odd rows and columns are never read.
+  Layer strided = convLayer("strided", 2, 1);
+  strided.shape = {16, 32, 7, 7};
+  strided.inputBox = [](unsigned, const TileBox &t) {
+    auto rows = [](Range r) {
+      return r.empty() ? r : Range{2 * r.lo, 2 * (r.hi - 1) + 1};
+    };
+    return TileBox({t[0], {0, 32}, rows(t[2]), rows(t[3])});
+  };
+  g.layers.insert(g.layers.begin() + 2, relu);
+  g.layers.insert(g.layers.begin() + 3, strided);
+  g.layers.back().inputs = {{3, {16, 32, 7, 7}}};
+  g.layers.back().inputBox = [](unsigned, const TileBox &t) {
+    return TileBox({t[0], {0, 32}, {0, 7}, {0, 7}});
+  };
+  // The first half of the channels, as a split or slice reads them.
+  Layer half = relu;
+  half.name = "half";
+  half.shape = {16, 16, 14, 14};
+  half.inputs = {{2, relu.shape}};
+  half.signature = "half-test";
+  g.layers.push_back(half);
+  for (Machine m : {machine(), test::p100Cluster()}) {
+    if (m.nodes == 4) { // the second: one node of 16
+      m.nodes = 1;
+      m.devicesPerNode = 16;
+    }
+    CostModel model(m);
+    std::vector<std::vector<ParallelConfig>> candidates =
+        searchCandidates(g, 16);
+    CostTables tables(model, g, candidates);
+    int checked = 0, positive = 0;
+    for (int e = 0; e < tables.numEdges(); ++e) {
+      auto [from, to] = tables.edgeEnds(e);
+      for (bool atFrom : {true, false}) {
+        int side = atFrom ? from : to, other = atFrom ? to : from;
+        const std::vector<int> &groups = tables.groups(side);
+        int groupCount = *std::max_element(groups.begin(), groups.end()) + 1;
+        for (int group = 0; group < groupCount; ++group)
+          for (size_t c = 0; c < candidates[other].size(); ++c) {
+            double least = std::numeric_limits<double>::infinity();
+            for (size_t x = 0; x < groups.size(); ++x)
+              if (groups[x] == group)
+                least = std::min(least, atFrom ? tables.edgeCost(e, x, c)
+                                               : tables.edgeCost(e, c, x));
+            double bound = tables.groupBound(e, atFrom, group, int(c));
+            EXPECT_LE(bound, least * (1 + 1e-12))
+                << g.layers[from].name << " -> " << g.layers[to].name
+                << (atFrom ? " group at producer " : " group at consumer ")
+                << group << ", other " << candidates[other][c].str();
+            ++checked;
+            positive += bound > 0;
+          }
+      }
+    }
+    EXPECT_GT(checked, 2000);
+    EXPECT_GT(positive, checked / 4) << "the bounds should mostly bind";
+  }
 }
 
 TEST(Candidates, ObeyTheSplitRuleAndIncludeTheBaselines) {

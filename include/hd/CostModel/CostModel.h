@@ -62,6 +62,13 @@ public:
   /// which tables compute once per row and per column.
   TransferCost transferCost(const ProducerGrid &producer,
                             const ConsumerTiles &tiles) const;
+  /// A lower bound on the transfer time (ms) when only devices
+  /// [0, holders) take part on one side, and every device t >= holders must
+  /// receive from them (or send to them) at least bytes[t]: what its port,
+  /// or its node's network interface, needs at least, plus one message.
+  /// Backward mirrors forward, as in transferCost.
+  double transferLowerBoundMs(const std::vector<double> &bytes,
+                              int64_t holders) const;
 
   /// Ring all-reduce of `bytes` over `devices`, with `sharing` rings
   /// crossing each network interface at once.

@@ -10,8 +10,8 @@
 //   - separable: when each dimension of a consumer task's input box depends
 //     on at most one coordinate of the task in the consumer's grid (true of
 //     every hd layer), per-device totals factor into per-dimension sums, and
-//     only same-node pairs need visiting. Tables use this one; tests check
-//     it against enumeration.
+//     so do a node's same-node totals (its tasks form a few sub-boxes of
+//     each grid). Tables use this one; tests check it against enumeration.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +24,9 @@
 #include <vector>
 
 namespace hd {
+
+/// Every tensor the cost model sees is f32.
+inline constexpr double kBytesPerElement = 4;
 
 /// One remote movement of elements between two devices.
 struct Flow {
@@ -62,7 +65,10 @@ ProducerGrid producerGrid(const std::vector<int64_t> &shape,
 
 /// Loads of one transfer phase (forward); backward is its mirror image.
 struct TransferLoads {
-  double maxPairBytes = 0;             // busiest intra-node device pair
+  /// The busiest intra-node device pair; the separable form leaves it 0
+  /// when the pair links are as fast as a device's port (it then never
+  /// sets the time).
+  double maxPairBytes = 0;
   std::vector<double> devOut, devIn;   // intra-node bytes per device
   std::vector<double> nicOut, nicIn;   // inter-node bytes per node
   std::vector<int64_t> msgsOut, msgsIn;

@@ -21,6 +21,7 @@
 #include "hd/Search/SearchGraph.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,11 @@ struct SearchOptions {
   int64_t enumerationLimit = int64_t(1) << 22;
   /// Largest factor table variable elimination may build.
   int64_t factorLimit = int64_t(1) << 26;
+  /// Above it, the largest table of the mini-bucket bound (Search.cpp).
+  int64_t miniBucketLimit = int64_t(1) << 18;
+  /// searchByGroups calls it as each round starts: the round, and how many
+  /// configurations it searches exactly out of all there are.
+  std::function<void(int, int64_t, int64_t)> onRound;
 };
 
 struct SearchStats {
@@ -54,6 +60,11 @@ struct SearchStats {
   /// overall does not fit, and the branch-and-bound subproblems solved.
   bool capacityBinds = false;
   int subproblems = 0;
+  /// Under searchByGroups (GroupedSearch.h): the reduced searches run, and
+  /// how many configurations the last one held exactly out of all there are.
+  int rounds = 0;
+  int64_t exactConfigs = 0;
+  int64_t allConfigs = 0;
 };
 
 struct SearchResult {

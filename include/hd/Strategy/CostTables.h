@@ -6,7 +6,13 @@
 // per pair of configurations. Layers with equal signatures and candidates
 // share one node table, and edges whose consumers read the same boxes share
 // one edge table (Inception repeats its blocks), so each distinct table is
-// computed once, on every core.
+// computed once, on every core, and only as far as the search asks.
+//
+// For the grouped search (GroupedSearch.h) a layer's configurations are
+// grouped by task count, most tasks first. A group that runs on k devices
+// leaves devices k and above idle, which bounds its transfers from below
+// without computing them: a consumer task there must receive its whole box,
+// and a producer task there must send every element the consumer reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,9 +20,13 @@
 #define HD_STRATEGY_COSTTABLES_H
 
 #include "hd/CostModel/CostModel.h"
+#include "hd/Search/GroupedSearch.h"
 #include "hd/Search/SearchGraph.h"
 
+#include <atomic>
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,7 +38,7 @@ struct LayerEdge {
   unsigned operand;
 };
 
-class CostTables {
+class CostTables : public GroupedCosts {
 public:
   CostTables(const CostModel &model, const LayerGraph &graph,
              std::vector<std::vector<ParallelConfig>> candidates);
@@ -38,6 +48,26 @@ public:
   /// The search graph: one node per layer, one edge per LayerEdge (same
   /// order). Computes every table.
   SearchGraph buildSearchGraph();
+
+  // The grouped search's view: nodes are layers, edges LayerEdges.
+  int numNodes() const override { return int(graph.layers.size()); }
+  const std::vector<double> &nodeCosts(int l) override { return nodeTable(l); }
+  const std::vector<int> &groups(int l) override { return groupOf[l]; }
+  int numEdges() const override { return int(edges.size()); }
+  std::pair<int, int> edgeEnds(int e) const override {
+    return {edges[e].producer, edges[e].consumer};
+  }
+  void fill(std::vector<EdgeBlock> &blocks) override;
+  double groupBound(int e, bool groupAtFrom, int group, int config) override;
+
+  /// The cost of a whole choice (one candidate index per layer).
+  double evaluate(const std::vector<int> &choice);
+
+  /// Called from any core as table fills go: entries done of the fill's
+  /// total (0 when one starts).
+  void setProgress(std::function<void(int64_t, int64_t)> onEntries) {
+    progress = std::move(onEntries);
+  }
 
   /// The memory graph of the same nodes and edges: the bytes the search
   /// bounds each device's peak with (CostModel::layerMemoryBytes and
@@ -58,9 +88,33 @@ public:
   std::vector<std::pair<int, double>> runnersUp(const std::vector<int> &choice);
 
 private:
+  /// A distinct edge table, filled on demand: a row is empty until one of
+  /// its entries is needed, and NaN marks an entry not computed yet.
+  struct Table {
+    int edge;     // one edge that has it
+    size_t width; // the consumer's candidates
+    std::vector<std::vector<double>> rows;
+    /// Lower bounds of the grouped search, per (side, configuration): one
+    /// per group of the other side.
+    std::map<std::pair<bool, int>, std::vector<double>> bounds;
+    /// Per consumer group: per operand dim, how many elements up to each
+    /// index every member's tasks together read (empty: unknown).
+    std::map<int, std::vector<std::vector<int64_t>>> readPrefix;
+  };
+
+  /// How many entries of rows x cols (every one when empty) `t` has yet
+  /// to compute.
+  static int64_t missingEntries(const Table &t, const std::set<int> &rows,
+                                const std::set<int> &cols);
   const std::vector<double> &nodeTable(int l);
-  const std::vector<double> &edgeTable(int e);
-  std::vector<double> computeEdgeTable(int e) const;
+  /// Gives every edge its distinct table (edgeKey), on every core.
+  void assignTables();
+  /// Computes the entries of table `t` in rows x cols not yet computed;
+  /// `filled` counts them for the progress line.
+  void fillTable(Table &t, const std::vector<int> &rows,
+                 const std::vector<int> &cols, std::atomic<int64_t> &filled,
+                 int64_t total);
+  const std::vector<std::vector<int64_t>> &readPrefix(Table &t, int group);
   double nodeMemory(int l, int c) const;
   double edgeMemory(int e, const ProducerGrid &producer,
                     const ConsumerTiles &tiles) const;
@@ -77,7 +131,13 @@ private:
   std::vector<int> readers;               // per layer: edges out of it
   std::vector<std::string> nodeKeys;
   std::vector<std::string> edgeKeys; // empty until a table is needed
-  std::map<std::string, std::vector<double>> nodeCache, edgeCache;
+  std::vector<int> tableOf;            // per edge; empty until then
+  std::vector<Table> tables;
+  std::map<std::string, std::vector<double>> nodeCache;
+  /// Per layer: each candidate's group, and each group's task count.
+  std::vector<std::vector<int>> groupOf;
+  std::vector<std::vector<int64_t>> groupTasks;
+  std::function<void(int64_t, int64_t)> progress;
   std::map<std::string, std::vector<double>> nodeMemoryCache, edgeMemoryCache;
 };
 

@@ -76,6 +76,9 @@ public:
   /// Errors are PlanErrors.
   llvm::Error plan(const std::vector<std::optional<ParallelConfig>> &pinned,
                    const std::string &importPath);
+  /// Where a search that runs long reports its progress (SearchProgress);
+  /// null (the default) keeps it quiet.
+  void setProgressStream(llvm::raw_ostream *os) { progressStream = os; }
 
   const std::vector<ParallelConfig> &configs() const { return chosen; }
   int64_t devices() const { return target.devices; }
@@ -96,10 +99,10 @@ private:
   applyImported(const std::string &importPath,
                 const std::vector<std::optional<ParallelConfig>> &pinned);
   llvm::Error search();
+  llvm::raw_ostream *progressStream = nullptr;
   /// Replaces a non-exact search's result with a baseline's strategy when
   /// that one costs less and fits.
-  void keepBestBaseline(const SearchGraph &searchGraph,
-                        SearchResult &result) const;
+  void keepBestBaseline(SearchResult &result) const;
   /// The memory bound of a choice of candidates.
   double memoryBound(const std::vector<int> &choice) const;
   /// The error when no strategy fits: the least memory, and the layer that

@@ -13,6 +13,7 @@
 #include "hd/Strategy/Planner.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
 
 namespace hd {
 #define GEN_PASS_DEF_LAYERWISEPARALLELIZEPASS
@@ -66,6 +67,9 @@ struct LayerwiseParallelizePass
     }
 
     Planner planner(layers->graph, std::move(*target));
+    // A person watching sees where a long search is; logs stay clean.
+    if (llvm::sys::Process::StandardErrIsDisplayed())
+      planner.setProgressStream(&llvm::errs());
     if (llvm::Error error = planner.plan(pinned, importPath)) {
       llvm::handleAllErrors(std::move(error), [&](const PlanError &e) {
         if (e.layer < 0)

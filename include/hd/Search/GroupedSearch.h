@@ -1,0 +1,74 @@
+//===- GroupedSearch.h - exact search without filling every table -*- C++ -*-===//
+//
+// On hundreds of devices a 4-D layer has hundreds of configurations, and
+// filling every edge table (C^2 transfer costs, each a pass over the
+// devices) costs far more than the elimination. Most of those
+// configurations run the layer on fewer devices and never win. This search
+// proves so without computing their tables:
+//   1. Every node's configurations come in groups. Group 0 is searched
+//      exactly from the start; each other group stands in as one
+//      configuration whose costs are lower bounds for every member: its
+//      node cost is the members' least, its edge costs come from
+//      GroupedCosts::groupBound (0 where two groups meet).
+//   2. The optimum of that reduced graph is a lower bound for the whole
+//      problem. If it picks no stand-in, it is a real strategy with that
+//      cost: optimal.
+//   3. Otherwise the groups it picked join the exact part (their tables are
+//      filled), with any group of the same node whose cheapest member is no
+//      dearer, and the search repeats. It ends at the latest when every
+//      group has joined, which is the full search. A reduced graph too wide
+//      for exact elimination joins every group at once: its heuristic
+//      choice would pick stand-ins round after round.
+// The result is as exact as searchOptimal on the reduced graphs: exact
+// where they eliminate exactly, otherwise with the lower bound they report.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HD_SEARCH_GROUPEDSEARCH_H
+#define HD_SEARCH_GROUPEDSEARCH_H
+
+#include "hd/Search/Search.h"
+
+#include <utility>
+#include <vector>
+
+namespace hd {
+
+/// A block of one edge's table: costs[i * cols.size() + j] is the cost with
+/// the edge's `from` node in configuration rows[i] and `to` in cols[j].
+struct EdgeBlock {
+  int edge = 0;
+  std::vector<int> rows, cols;
+  std::vector<double> costs;
+};
+
+/// The costs of a search graph whose edge tables are filled on demand.
+class GroupedCosts {
+public:
+  virtual ~GroupedCosts();
+  virtual int numNodes() const = 0;
+  /// Every configuration's node cost.
+  virtual const std::vector<double> &nodeCosts(int node) = 0;
+  /// The group of each configuration of `node`; group 0 is searched first.
+  virtual const std::vector<int> &groups(int node) = 0;
+  virtual int numEdges() const = 0;
+  /// The edge's endpoints (from, to).
+  virtual std::pair<int, int> edgeEnds(int edge) const = 0;
+  /// Fills every block's costs exactly (implementations may use every core).
+  virtual void fill(std::vector<EdgeBlock> &blocks) = 0;
+  /// A lower bound on the edge's cost with one end in any member of group
+  /// `group` (of the `from` node when groupAtFrom, else of `to`) and the
+  /// other end in configuration `config`.
+  virtual double groupBound(int edge, bool groupAtFrom, int group,
+                            int config) = 0;
+};
+
+/// Minimizes the graph's cost, filling only the tables it needs.
+/// stats.rounds counts the reduced searches; stats.exactConfigs of
+/// stats.allConfigs configurations were searched with their exact costs.
+SearchResult searchByGroups(GroupedCosts &costs,
+                            const SearchOptions &options = {});
+
+} // namespace hd
+
+#endif // HD_SEARCH_GROUPEDSEARCH_H

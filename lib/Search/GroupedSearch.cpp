@@ -1,0 +1,198 @@
+//===- GroupedSearch.cpp - exact search without filling every table -------===//
+
+#include "hd/Search/GroupedSearch.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace hd {
+
+GroupedCosts::~GroupedCosts() = default;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// One node of a reduced graph: the configurations searched exactly, then
+/// one stand-in per group that has not joined them.
+struct ReducedNode {
+  std::vector<int> configs;
+  std::vector<int> standIns; // group ids
+  int size() const { return int(configs.size() + standIns.size()); }
+};
+
+class GroupedSearch {
+public:
+  GroupedSearch(GroupedCosts &costs, const SearchOptions &options)
+      : costs(costs), options(options), joined(costs.numNodes()) {
+    for (int n = 0; n < costs.numNodes(); ++n)
+      joined[n].push_back(0);
+  }
+
+  SearchResult run();
+
+private:
+  std::vector<ReducedNode> reducedNodes();
+  SearchGraph reducedGraph(const std::vector<ReducedNode> &nodes);
+  double standInsBound(int edge, int fromGroup, int toGroup);
+
+  GroupedCosts &costs;
+  const SearchOptions &options;
+  std::vector<std::vector<int>> joined; // per node: groups searched exactly
+  std::map<std::tuple<int, int, int>, double> pairBounds;
+};
+
+double GroupedSearch::standInsBound(int edge, int fromGroup, int toGroup) {
+  auto [it, added] = pairBounds.try_emplace({edge, fromGroup, toGroup}, 0.0);
+  if (!added)
+    return it->second;
+  // Any member pair costs at least what the bound of one side's group
+  // against the other side's member does; the least over those members
+  // bounds them all.
+  auto [from, to] = costs.edgeEnds(edge);
+  auto leastOver = [&](int node, int group, bool groupAtFrom, int other) {
+    double least = kInf;
+    const std::vector<int> &groups = costs.groups(node);
+    for (int c = 0; c < int(groups.size()); ++c)
+      if (groups[c] == group)
+        least = std::min(least, costs.groupBound(edge, groupAtFrom, other, c));
+    return least;
+  };
+  it->second = std::max(leastOver(to, toGroup, true, fromGroup),
+                        leastOver(from, fromGroup, false, toGroup));
+  return it->second;
+}
+
+std::vector<ReducedNode> GroupedSearch::reducedNodes() {
+  std::vector<ReducedNode> nodes(costs.numNodes());
+  for (int n = 0; n < costs.numNodes(); ++n) {
+    const std::vector<int> &groups = costs.groups(n);
+    for (int c = 0; c < int(groups.size()); ++c) {
+      bool exact = std::find(joined[n].begin(), joined[n].end(), groups[c]) !=
+                   joined[n].end();
+      if (exact)
+        nodes[n].configs.push_back(c);
+      else if (std::find(nodes[n].standIns.begin(), nodes[n].standIns.end(),
+                         groups[c]) == nodes[n].standIns.end())
+        nodes[n].standIns.push_back(groups[c]);
+    }
+  }
+  return nodes;
+}
+
+SearchGraph GroupedSearch::reducedGraph(const std::vector<ReducedNode> &nodes) {
+  SearchGraph graph;
+  for (int n = 0; n < costs.numNodes(); ++n) {
+    const std::vector<double> &all = costs.nodeCosts(n);
+    const std::vector<int> &groups = costs.groups(n);
+    std::vector<double> table;
+    for (int c : nodes[n].configs)
+      table.push_back(all[c]);
+    // A stand-in costs what its cheapest member does.
+    for (int g : nodes[n].standIns) {
+      double least = kInf;
+      for (size_t c = 0; c < all.size(); ++c)
+        if (groups[c] == g)
+          least = std::min(least, all[c]);
+      table.push_back(least);
+    }
+    graph.addNode(std::move(table));
+  }
+  std::vector<EdgeBlock> blocks(costs.numEdges());
+  for (int e = 0; e < costs.numEdges(); ++e) {
+    auto [from, to] = costs.edgeEnds(e);
+    blocks[e] = {e, nodes[from].configs, nodes[to].configs, {}};
+  }
+  costs.fill(blocks);
+  for (int e = 0; e < costs.numEdges(); ++e) {
+    auto [from, to] = costs.edgeEnds(e);
+    const ReducedNode &a = nodes[from], &b = nodes[to];
+    int rows = a.size(), cols = b.size();
+    std::vector<double> table(size_t(rows) * cols);
+    size_t exactCols = b.configs.size();
+    for (size_t i = 0; i < a.configs.size(); ++i) {
+      std::copy_n(blocks[e].costs.begin() + i * exactCols, exactCols,
+                  table.begin() + i * cols);
+      for (size_t g = 0; g < b.standIns.size(); ++g)
+        table[i * cols + exactCols + g] =
+            costs.groupBound(e, false, b.standIns[g], a.configs[i]);
+    }
+    for (size_t g = 0; g < a.standIns.size(); ++g) {
+      size_t row = (a.configs.size() + g) * cols;
+      for (size_t j = 0; j < exactCols; ++j)
+        table[row + j] =
+            costs.groupBound(e, true, a.standIns[g], b.configs[j]);
+      for (size_t h = 0; h < b.standIns.size(); ++h)
+        table[row + exactCols + h] =
+            standInsBound(e, a.standIns[g], b.standIns[h]);
+    }
+    graph.addEdge(from, to, std::move(table));
+  }
+  return graph;
+}
+
+SearchResult GroupedSearch::run() {
+  SearchResult result;
+  for (int rounds = 1;; ++rounds) {
+    std::vector<ReducedNode> nodes = reducedNodes();
+    if (options.onRound) {
+      int64_t exact = 0, all = 0;
+      for (int n = 0; n < costs.numNodes(); ++n) {
+        exact += nodes[n].configs.size();
+        all += costs.groups(n).size();
+      }
+      options.onRound(rounds, exact, all);
+    }
+    SearchGraph graph = reducedGraph(nodes);
+    SearchResult reduced = searchOptimal(graph, options);
+    // Every strategy maps onto the reduced graph at no more than its cost,
+    // so the reduced optimum (or the bound an inexact search reports) is a
+    // lower bound of the whole problem.
+    bool standInPicked = false;
+    // A graph too wide for exact elimination gets a heuristic choice, which
+    // may pick stand-ins round after round: search it whole at once.
+    bool joinAll = !reduced.stats.exact;
+    for (int n = 0; n < costs.numNodes(); ++n) {
+      if (joinAll && !nodes[n].standIns.empty()) {
+        joined[n].insert(joined[n].end(), nodes[n].standIns.begin(),
+                         nodes[n].standIns.end());
+        standInPicked = true;
+        continue;
+      }
+      int pick = reduced.choice[n];
+      int exact = int(nodes[n].configs.size());
+      if (pick >= exact) {
+        // The picked group joins, and so does every other whose cheapest
+        // member is no dearer: it would likely be picked next.
+        const std::vector<double> &table = graph.nodeCost[n];
+        for (size_t g = 0; g < nodes[n].standIns.size(); ++g)
+          if (table[exact + g] <= table[pick])
+            joined[n].push_back(nodes[n].standIns[g]);
+        standInPicked = true;
+      }
+    }
+    if (standInPicked)
+      continue;
+    result.cost = reduced.cost;
+    result.stats = reduced.stats;
+    result.stats.rounds = rounds;
+    for (int n = 0; n < costs.numNodes(); ++n) {
+      result.choice.push_back(nodes[n].configs[reduced.choice[n]]);
+      result.stats.exactConfigs += nodes[n].configs.size();
+      result.stats.allConfigs += costs.nodeCosts(n).size();
+    }
+    return result;
+  }
+}
+
+} // namespace
+
+SearchResult searchByGroups(GroupedCosts &costs, const SearchOptions &options) {
+  if (costs.numNodes() == 0)
+    return {};
+  return GroupedSearch(costs, options).run();
+}
+
+} // namespace hd
