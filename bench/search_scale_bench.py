@@ -13,6 +13,7 @@ usage: bench/search_scale_bench.py [build-dir] [--limit SECONDS]
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,15 +46,20 @@ def plan(bin_dir, mlir, machine, devices, strategy, report, limit):
            os.devnull, f"--layerwise-parallelize=devices={devices} "
            f"machine={machine} strategy={strategy} report={report}"]
     start = time.perf_counter()
+    # Its own process group: a stopped run must not go on under /usr/bin/time
+    # and slow the runs after it.
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
     try:
-        p = subprocess.run(cmd, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True, timeout=limit)
+        _, stderr = p.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         return time.perf_counter() - start, None, None
     wall = time.perf_counter() - start
-    rss = int(p.stderr.strip().splitlines()[-1]) * 1024
+    rss = int(stderr.strip().splitlines()[-1]) * 1024
     if p.returncode != 0:
-        message = p.stderr.strip().splitlines()[0]
+        message = stderr.strip().splitlines()[0]
         least = least_memory(message)
         return wall, rss, {"error": f"nothing fits (least {least})"
                            if least else message}

@@ -170,8 +170,10 @@ void Eliminator::eliminateLeaf(int j) {
 /// Rows [rowBegin, rowEnd) of the min-plus product that eliminates a series
 /// node: merged[a][c] = min over b of in[a][b] + self[b] + out[b][c]. The
 /// inner loop is branch-free so the compiler vectorizes it, for the widest
-/// vectors the machine has (one clone each, picked at load time).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/// vectors the machine has (one clone each, picked at load time; not under
+/// AddressSanitizer, whose runtime is not up when load-time resolvers run).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
+    !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 static void minPlusRows(int rowBegin, int rowEnd, int cj, int ck,
