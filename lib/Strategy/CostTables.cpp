@@ -319,7 +319,7 @@ SearchGraph CostTables::buildSearchGraph() {
 
 const std::vector<std::vector<int64_t>> &CostTables::readPrefix(Table &t,
                                                                 int group) {
-  auto [it, added] = t.readPrefix.try_emplace(group);
+  auto [it, added] = t.readCounts.try_emplace(group);
   if (!added)
     return it->second;
   // An element every member of the group reads, per dim: with separable

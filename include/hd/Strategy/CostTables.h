@@ -99,7 +99,7 @@ private:
     std::map<std::pair<bool, int>, std::vector<double>> bounds;
     /// Per consumer group: per operand dim, how many elements up to each
     /// index every member's tasks together read (empty: unknown).
-    std::map<int, std::vector<std::vector<int64_t>>> readPrefix;
+    std::map<int, std::vector<std::vector<int64_t>>> readCounts;
   };
 
   /// How many entries of rows x cols (every one when empty) `t` has yet
