@@ -69,7 +69,7 @@ private:
                    const std::vector<int> &vars) const;
   /// The factor over the touching factors' other nodes: the least sum over
   /// x's configurations, and (when asked) which one.
-  Factor minimizeOut(const std::vector<Factor> &touching, int x,
+  Factor minimizeOut(const std::vector<const Factor *> &touching, int x,
                      std::vector<int> *argmin) const;
   bool variableElimination(std::vector<Factor> factors,
                            std::vector<int> &remaining);
@@ -325,11 +325,11 @@ Eliminator::eliminationOrder(const std::vector<Factor> &factors,
   return {order, largest};
 }
 
-Factor Eliminator::minimizeOut(const std::vector<Factor> &touching, int x,
-                               std::vector<int> *argmin) const {
+Factor Eliminator::minimizeOut(const std::vector<const Factor *> &touching,
+                               int x, std::vector<int> *argmin) const {
   std::set<int> scope;
-  for (const Factor &f : touching)
-    scope.insert(f.vars.begin(), f.vars.end());
+  for (const Factor *f : touching)
+    scope.insert(f->vars.begin(), f->vars.end());
   scope.erase(x);
   Factor out;
   out.vars.assign(scope.begin(), scope.end());
@@ -347,14 +347,14 @@ Factor Eliminator::minimizeOut(const std::vector<Factor> &touching, int x,
   std::vector<int64_t> stride(t * m, 0), xStride(t, 0), base(t, 0);
   for (size_t f = 0; f < t; ++f) {
     int64_t s = 1;
-    for (size_t i = touching[f].vars.size(); i-- > 0;) {
-      int v = touching[f].vars[i];
+    for (size_t i = touching[f]->vars.size(); i-- > 0;) {
+      int v = touching[f]->vars[i];
       if (v == x)
         xStride[f] = s;
       else
         stride[f * m + (std::find(out.vars.begin(), out.vars.end(), v) -
                         out.vars.begin())] = s;
-      s *= touching[f].dims[i];
+      s *= touching[f]->dims[i];
     }
   }
   int cx = configs(x);
@@ -363,7 +363,7 @@ Factor Eliminator::minimizeOut(const std::vector<Factor> &touching, int x,
   for (int64_t index = 0; index < size; ++index) {
     std::fill(sum.begin(), sum.end(), 0.0);
     for (size_t f = 0; f < t; ++f) {
-      const double *table = touching[f].table.data() + base[f];
+      const double *table = touching[f]->table.data() + base[f];
       int64_t xs = xStride[f];
       for (int c = 0; c < cx; ++c)
         sum[c] += table[c * xs];
@@ -408,7 +408,10 @@ bool Eliminator::variableElimination(std::vector<Factor> factors,
            : others)
           .push_back(std::move(f));
     Elimination rec{pick, {}, {}, {}};
-    Factor out = minimizeOut(touching, pick, &rec.argmin);
+    std::vector<const Factor *> members;
+    for (const Factor &f : touching)
+      members.push_back(&f);
+    Factor out = minimizeOut(members, pick, &rec.argmin);
     rec.scope = out.vars;
     rec.dims = out.dims;
     others.push_back(std::move(out));
@@ -473,12 +476,8 @@ void Eliminator::approximate(std::vector<Factor> factors,
       groups[g].push_back(&f);
       groupScopes[g].insert(f.vars.begin(), f.vars.end());
     }
-    for (const std::vector<const Factor *> &group : groups) {
-      std::vector<Factor> members;
-      for (const Factor *f : group)
-        members.push_back(*f);
-      others.push_back(minimizeOut(members, x, nullptr));
-    }
+    for (const std::vector<const Factor *> &group : groups)
+      others.push_back(minimizeOut(group, x, nullptr));
     factors = std::move(others);
   }
   double bound = reducedCost;
