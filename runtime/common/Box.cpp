@@ -1,6 +1,7 @@
 //===- Box.cpp - boxes of dense row-major buffers -------------------------===//
 
 #include "hdrt/Box.h"
+#include "hdrt/common/Parallel.h"
 
 #include <algorithm>
 
@@ -28,32 +29,31 @@ bool sameBox(const Box &a, const Box &b) {
 namespace {
 
 /// Calls f(srcOffset, dstOffset, length) for each contiguous run of the
-/// region (its innermost dim) in both buffers.
+/// region (its innermost dim) in both buffers; runs go to the kernel
+/// threads, each to one.
 template <typename F>
 void forEachRun(const Box &srcBox, const Box &dstBox, const Box &region, F f) {
   int rank = region.rank;
-  if (region.volume() == 0)
+  int64_t volume = region.volume();
+  if (volume == 0)
     return;
-  int64_t idx[4];
-  for (int d = 0; d < rank; ++d)
-    idx[d] = region.lo[d];
   int64_t run = region.hi[rank - 1] - region.lo[rank - 1];
-  while (true) {
+  parallelFor(volume / run, volume, [&](int64_t r) {
+    // The run's coordinates in the outer dims, row-major.
+    int64_t idx[4];
+    idx[rank - 1] = region.lo[rank - 1];
+    for (int d = rank - 2; d >= 0; --d) {
+      int64_t extent = region.hi[d] - region.lo[d];
+      idx[d] = region.lo[d] + r % extent;
+      r /= extent;
+    }
     int64_t s = 0, t = 0;
     for (int d = 0; d < rank; ++d) {
       s = s * (srcBox.hi[d] - srcBox.lo[d]) + (idx[d] - srcBox.lo[d]);
       t = t * (dstBox.hi[d] - dstBox.lo[d]) + (idx[d] - dstBox.lo[d]);
     }
     f(s, t, run);
-    int d = rank - 2;
-    for (; d >= 0; --d) {
-      if (++idx[d] < region.hi[d])
-        break;
-      idx[d] = region.lo[d];
-    }
-    if (d < 0)
-      return;
-  }
+  });
 }
 
 } // namespace

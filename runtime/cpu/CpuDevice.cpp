@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hdrt/Device.h"
+#include "hdrt/common/Parallel.h"
 #include "hdrt/cpu/Kernels.h"
 #include "hdrt/cpu/TileOps.h"
 
@@ -57,7 +58,9 @@ public:
   void fence() override {}
 
   void fill(float *dst, int64_t count, float value) override {
-    std::fill(dst, dst + count, value);
+    parallelChunks(count, [&](int64_t begin, int64_t end) {
+      std::fill(dst + begin, dst + end, value);
+    });
   }
   void copyRegion(const float *src, const Box &srcBox, float *dst,
                   const Box &dstBox, const Box &region) override {
@@ -69,9 +72,15 @@ public:
   }
   void copyRows(float *dst, int64_t dstStride, const float *src,
                 int64_t srcStride, int64_t rows, int64_t columns) override {
-    for (int64_t r = 0; r < rows; ++r)
+    if (rows == 1) // one contiguous run
+      return parallelChunks(columns, [&](int64_t begin, int64_t end) {
+        std::memcpy(dst + begin, src + begin,
+                    size_t(end - begin) * sizeof(float));
+      });
+    parallelFor(rows, rows * columns, [&](int64_t r) {
       std::memcpy(dst + r * dstStride, src + r * srcStride,
                   size_t(columns) * sizeof(float));
+    });
   }
   bool allFinite(const float *data, int64_t count) override {
     for (int64_t i = 0; i < count; ++i)
@@ -95,14 +104,21 @@ public:
   }
   void fillChannels(int64_t n, int64_t c, int64_t hw, const float *perChannel,
                     float *out) override {
-    for (int64_t i = 0; i < n * c * hw; ++i)
-      out[i] = perChannel ? perChannel[(i / hw) % c] : 0.0f;
+    parallelFor(n * c, n * c * hw, [&](int64_t row) {
+      std::fill(out + row * hw, out + (row + 1) * hw,
+                perChannel ? perChannel[row % c] : 0.0f);
+    });
   }
   void sumChannels(int64_t n, int64_t c, int64_t hw, const float *in,
                    float *out) override {
-    std::fill(out, out + c, 0.0f);
-    for (int64_t i = 0; i < n * c * hw; ++i)
-      out[(i / hw) % c] += in[i];
+    // One channel per iteration, its terms in the serial order.
+    parallelFor(c, n * c * hw, [&](int64_t ch) {
+      float sum = 0.0f;
+      for (int64_t s = 0; s < n; ++s)
+        for (int64_t i = 0; i < hw; ++i)
+          sum += in[(s * c + ch) * hw + i];
+      out[ch] = sum;
+    });
   }
 
   void pool2dForward(const Pool2dShape &s, const float *in,

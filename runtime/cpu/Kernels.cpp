@@ -11,8 +11,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "hdrt/cpu/Kernels.h"
+#include "hdrt/common/Parallel.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdlib>
+#include <new>
 
 namespace hdrt::cpu {
 
@@ -42,20 +46,60 @@ memory view(const memory::desc &d, const float *data) {
   return memory(d, engine(), const_cast<float *>(data));
 }
 
-void run(const dnnl::primitive &p,
-         const std::unordered_map<int, memory> &args) {
+/// Buffers kept across calls for what a call needs besides the caller's:
+/// reordered copies, workspaces and the primitives' scratchpads. Allocated
+/// per call, each was a fresh mapping whose pages the kernel zeroed on
+/// first touch: a quarter of a ResNet-50 step. A call uses each slot once.
+enum Slot { kIn0, kIn1, kOut, kWorkspace, kExtra, kScratchpad, kSlots };
+
+memory scratch(Slot slot, const memory::desc &d) {
+  struct Buffers {
+    void *data[kSlots] = {};
+    size_t bytes[kSlots] = {};
+    ~Buffers() {
+      for (void *p : data)
+        std::free(p);
+    }
+  };
+  thread_local Buffers buffers;
+  size_t want = d.get_size();
+  if (want > buffers.bytes[slot]) {
+    std::free(buffers.data[slot]);
+    size_t bytes = (want + 63) / 64 * 64;
+    buffers.data[slot] = std::aligned_alloc(64, bytes);
+    buffers.bytes[slot] = buffers.data[slot] ? bytes : 0;
+    if (!buffers.data[slot])
+      throw std::bad_alloc();
+  }
+  return memory(d, engine(), buffers.data[slot]);
+}
+
+/// Every primitive's attributes: the scratchpad is ours (`scratch`).
+const dnnl::primitive_attr &attr() {
+  static const dnnl::primitive_attr a = [] {
+    dnnl::primitive_attr a;
+    a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return a;
+  }();
+  return a;
+}
+
+/// Runs primitive `p` of descriptor `pd` to completion.
+void run(const dnnl::primitive &p, const dnnl::primitive_desc_base &pd,
+         std::unordered_map<int, memory> args) {
+  args.insert({DNNL_ARG_SCRATCHPAD, scratch(kScratchpad, pd.scratchpad_desc())});
   p.execute(stream(), args);
   stream().wait();
 }
 
 /// An input argument in the layout `want` the primitive chose: the caller's
-/// buffer when it already has it, else a reordered copy.
+/// buffer when it already has it, else a reordered copy in `slot`.
 memory input(const memory::desc &want, const memory::desc &plain,
-             const float *data) {
+             const float *data, Slot slot) {
   memory user = view(plain, data);
   if (want == plain)
     return user;
-  memory m(want, engine());
+  memory m = scratch(slot, want);
   dnnl::reorder(user, m).execute(stream(), user, m);
   return m;
 }
@@ -67,7 +111,7 @@ struct Output {
 
   Output(const memory::desc &want, const memory::desc &plain, float *data)
       : user(view(plain, data)),
-        arg(want == plain ? user : memory(want, engine())) {}
+        arg(want == plain ? user : scratch(kOut, want)) {}
   void finish() {
     if (arg.get_data_handle() != user.get_data_handle())
       dnnl::reorder(arg, user).execute(stream(), arg, user);
@@ -120,7 +164,7 @@ struct ConvDescs {
                        prop_kind::forward_training,
                        algorithm::convolution_direct, anySrc, anyWeights,
                        anyDst, strides, dilation, padL, padR);
-    return dnnl::convolution_forward::primitive_desc(d, engine());
+    return dnnl::convolution_forward::primitive_desc(d, attr(), engine());
   }
 };
 
@@ -150,7 +194,7 @@ struct PoolDescs {
         dnnl::pooling_forward::desc(prop_kind::forward_training, alg,
                                     blockedSrc, blockedDst, strides, kernel,
                                     padL, padR),
-        engine());
+        attr(), engine());
   }
 };
 
@@ -167,7 +211,7 @@ struct LinearDescs {
                             dst)
                       : dnnl::inner_product_forward::desc(
                             prop_kind::forward_training, src, weights, dst);
-    return dnnl::inner_product_forward::primitive_desc(d, engine());
+    return dnnl::inner_product_forward::primitive_desc(d, attr(), engine());
   }
 };
 
@@ -175,7 +219,7 @@ dnnl::eltwise_forward::primitive_desc reluForwardPd(const memory::desc &d) {
   return dnnl::eltwise_forward::primitive_desc(
       dnnl::eltwise_forward::desc(prop_kind::forward_training,
                                   algorithm::eltwise_relu, d, 0.f, 0.f),
-      engine());
+      attr(), engine());
 }
 
 /// Forward of a layer with weights and an optional bias (convolution,
@@ -190,7 +234,7 @@ void runWeightedForward(const Descs &d, const typename Primitive::primitive_desc
       {DNNL_ARG_DST, view(d.dst, out)}};
   if (bias)
     args.insert({DNNL_ARG_BIAS, view(d.bias, bias)});
-  run(Primitive(pd), args);
+  run(Primitive(pd), pd, args);
 }
 
 /// Backward-weights of such a layer; `dBias` may be null.
@@ -205,7 +249,7 @@ void runWeightedBackwardWeights(const Descs &d,
       {DNNL_ARG_DIFF_WEIGHTS, view(d.weights, dWeight)}};
   if (dBias)
     args.insert({DNNL_ARG_DIFF_BIAS, view(d.bias, dBias)});
-  run(Primitive(pd), args);
+  run(Primitive(pd), pd, args);
 }
 
 } // namespace
@@ -216,12 +260,12 @@ void conv2dForward(const Conv2dShape &s, const float *in, const float *weight,
   auto pd = d.forward(bias != nullptr);
   Output dst(pd.dst_desc(), d.dst, out);
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in)},
-      {DNNL_ARG_WEIGHTS, input(pd.weights_desc(), d.weights, weight)},
+      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in, kIn0)},
+      {DNNL_ARG_WEIGHTS, input(pd.weights_desc(), d.weights, weight, kIn1)},
       {DNNL_ARG_DST, dst.arg}};
   if (bias)
     args.insert({DNNL_ARG_BIAS, view(d.bias, bias)});
-  run(dnnl::convolution_forward(pd), args);
+  run(dnnl::convolution_forward(pd), pd, args);
   dst.finish();
 }
 
@@ -233,11 +277,11 @@ void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
                                             d.anySrc, d.anyWeights, d.anyDst,
                                             d.strides, d.dilation, d.padL,
                                             d.padR),
-      engine(), d.forward(false));
+      attr(), engine(), d.forward(false));
   Output diffSrc(pd.diff_src_desc(), d.src, dIn);
-  run(dnnl::convolution_backward_data(pd),
-      {{DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut)},
-       {DNNL_ARG_WEIGHTS, input(pd.weights_desc(), d.weights, weight)},
+  run(dnnl::convolution_backward_data(pd), pd,
+      {{DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut, kIn0)},
+       {DNNL_ARG_WEIGHTS, input(pd.weights_desc(), d.weights, weight, kIn1)},
        {DNNL_ARG_DIFF_SRC, diffSrc.arg}});
   diffSrc.finish();
 }
@@ -254,15 +298,15 @@ void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
                           d.anyWeights, d.anyDst, d.strides, d.dilation,
                           d.padL, d.padR);
   dnnl::convolution_backward_weights::primitive_desc pd(
-      desc, engine(), d.forward(dBias != nullptr));
+      desc, attr(), engine(), d.forward(dBias != nullptr));
   Output diffWeights(pd.diff_weights_desc(), d.weights, dWeight);
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in)},
-      {DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut)},
+      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in, kIn0)},
+      {DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut, kIn1)},
       {DNNL_ARG_DIFF_WEIGHTS, diffWeights.arg}};
   if (dBias)
     args.insert({DNNL_ARG_DIFF_BIAS, view(d.bias, dBias)});
-  run(dnnl::convolution_backward_weights(pd), args);
+  run(dnnl::convolution_backward_weights(pd), pd, args);
   diffWeights.finish();
 }
 
@@ -271,12 +315,12 @@ void pool2dForward(const Pool2dShape &s, const float *in, float *out) {
   auto pd = d.forward();
   Output dst(pd.dst_desc(), d.dst, out);
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in)},
+      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in, kIn0)},
       {DNNL_ARG_DST, dst.arg}};
   // Training-mode max pooling wants a workspace even when unused later.
   if (s.max)
-    args.insert({DNNL_ARG_WORKSPACE, memory(pd.workspace_desc(), engine())});
-  run(dnnl::pooling_forward(pd), args);
+    args.insert({DNNL_ARG_WORKSPACE, scratch(kWorkspace, pd.workspace_desc())});
+  run(dnnl::pooling_forward(pd), pd, args);
   dst.finish();
 }
 
@@ -287,23 +331,22 @@ void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
   dnnl::pooling_backward::primitive_desc pd(
       dnnl::pooling_backward::desc(d.alg, d.blockedSrc, d.blockedDst,
                                    d.strides, d.kernel, d.padL, d.padR),
-      engine(), fwd);
+      attr(), engine(), fwd);
   Output diffSrc(pd.diff_src_desc(), d.src, dIn);
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut)},
+      {DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut, kIn0)},
       {DNNL_ARG_DIFF_SRC, diffSrc.arg}};
   if (s.max) {
     // Max pooling's backward needs the forward's argmax: run it again into
     // a scratch output rather than keep a workspace per layer.
-    memory workspace(fwd.workspace_desc(), engine());
-    memory scratch(fwd.dst_desc(), engine());
-    run(dnnl::pooling_forward(fwd),
-        {{DNNL_ARG_SRC, input(fwd.src_desc(), d.src, in)},
-         {DNNL_ARG_DST, scratch},
+    memory workspace = scratch(kWorkspace, fwd.workspace_desc());
+    run(dnnl::pooling_forward(fwd), fwd,
+        {{DNNL_ARG_SRC, input(fwd.src_desc(), d.src, in, kIn1)},
+         {DNNL_ARG_DST, scratch(kExtra, fwd.dst_desc())},
          {DNNL_ARG_WORKSPACE, workspace}});
     args.insert({DNNL_ARG_WORKSPACE, workspace});
   }
-  run(dnnl::pooling_backward(pd), args);
+  run(dnnl::pooling_backward(pd), pd, args);
   diffSrc.finish();
 }
 
@@ -320,8 +363,8 @@ void linearBackwardData(int64_t n, int64_t features, int64_t outFeatures,
   LinearDescs d(n, features, outFeatures);
   dnnl::inner_product_backward_data::primitive_desc pd(
       dnnl::inner_product_backward_data::desc(d.src, d.weights, d.dst),
-      engine(), d.forward(false));
-  run(dnnl::inner_product_backward_data(pd),
+      attr(), engine(), d.forward(false));
+  run(dnnl::inner_product_backward_data(pd), pd,
       {{DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
        {DNNL_ARG_WEIGHTS, view(d.weights, weight)},
        {DNNL_ARG_DIFF_SRC, view(d.src, dIn)}});
@@ -336,7 +379,8 @@ void linearBackwardWeights(int64_t n, int64_t features, int64_t outFeatures,
                     : dnnl::inner_product_backward_weights::desc(
                           d.src, d.weights, d.dst);
   runWeightedBackwardWeights<dnnl::inner_product_backward_weights>(
-      d, {desc, engine(), d.forward(dBias != nullptr)}, in, dOut, dWeight,
+      d, {desc, attr(), engine(), d.forward(dBias != nullptr)}, in, dOut,
+      dWeight,
       dBias);
 }
 
@@ -344,8 +388,10 @@ void reluForward(int64_t count, const float *in, float *out) {
   // Not oneDNN's: its JIT kernel computes max(x, 0), which turns a NaN
   // into 0, so a corrupt value would vanish here instead of reaching the
   // loss check. NaN propagates, as in PyTorch. Memory-bound either way.
-  for (int64_t i = 0; i < count; ++i)
-    out[i] = in[i] < 0.f ? 0.f : in[i];
+  parallelChunks(count, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      out[i] = in[i] < 0.f ? 0.f : in[i];
+  });
 }
 
 void reluBackward(int64_t count, const float *in, const float *dOut,
@@ -353,10 +399,11 @@ void reluBackward(int64_t count, const float *in, const float *dOut,
   memory::desc d = desc({count}, tag::x);
   dnnl::eltwise_backward::primitive_desc pd(
       dnnl::eltwise_backward::desc(algorithm::eltwise_relu, d, d, 0.f, 0.f),
-      engine(), reluForwardPd(d));
-  run(dnnl::eltwise_backward(pd), {{DNNL_ARG_SRC, view(d, in)},
-                                   {DNNL_ARG_DIFF_DST, view(d, dOut)},
-                                   {DNNL_ARG_DIFF_SRC, view(d, dIn)}});
+      attr(), engine(), reluForwardPd(d));
+  run(dnnl::eltwise_backward(pd), pd,
+      {{DNNL_ARG_SRC, view(d, in)},
+       {DNNL_ARG_DIFF_DST, view(d, dOut)},
+       {DNNL_ARG_DIFF_SRC, view(d, dIn)}});
 }
 
 } // namespace hdrt::cpu

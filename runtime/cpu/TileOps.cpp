@@ -2,6 +2,7 @@
 
 #include "hdrt/cpu/TileOps.h"
 #include "hdrt/Random.h"
+#include "hdrt/common/Parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +11,9 @@ namespace hdrt::cpu {
 
 void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
                           double *sum, double *sumSq) {
-  for (int64_t s = 0; s < n; ++s)
-    for (int64_t ch = 0; ch < c; ++ch) {
+  // One channel per iteration, its samples in order: the serial sums.
+  parallelFor(c, n * c * hw, [&](int64_t ch) {
+    for (int64_t s = 0; s < n; ++s) {
       const float *x = in + (s * c + ch) * hw;
       double a = 0, b = 0;
       for (int64_t i = 0; i < hw; ++i) {
@@ -21,6 +23,7 @@ void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
       sum[ch] += a;
       sumSq[ch] += b;
     }
+  });
 }
 
 void batchNormStatistics(int64_t c, int64_t count, double eps,
@@ -56,23 +59,23 @@ void batchNormInvStd(int64_t c, double eps, const float *var, float *invStd) {
 void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
                       const float *mean, const float *invStd,
                       const float *scale, const float *shift, float *out) {
-  for (int64_t s = 0; s < n; ++s)
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const float *x = in + (s * c + ch) * hw;
-      float *y = out + (s * c + ch) * hw;
-      float a = scale[ch] * invStd[ch];
-      float b = shift[ch] - a * mean[ch];
-      for (int64_t i = 0; i < hw; ++i)
-        y[i] = a * x[i] + b;
-    }
+  parallelFor(n * c, n * c * hw, [&](int64_t row) {
+    int64_t ch = row % c;
+    const float *x = in + row * hw;
+    float *y = out + row * hw;
+    float a = scale[ch] * invStd[ch];
+    float b = shift[ch] - a * mean[ch];
+    for (int64_t i = 0; i < hw; ++i)
+      y[i] = a * x[i] + b;
+  });
 }
 
 void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
                                   const float *in, const float *dOut,
                                   const float *mean, const float *invStd,
                                   double *sumDOut, double *sumDOutXhat) {
-  for (int64_t s = 0; s < n; ++s)
-    for (int64_t ch = 0; ch < c; ++ch) {
+  parallelFor(c, n * c * hw, [&](int64_t ch) {
+    for (int64_t s = 0; s < n; ++s) {
       const float *x = in + (s * c + ch) * hw;
       const float *dy = dOut + (s * c + ch) * hw;
       double a = 0, b = 0;
@@ -83,6 +86,7 @@ void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
       sumDOut[ch] += a;
       sumDOutXhat[ch] += b;
     }
+  });
 }
 
 void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
@@ -91,19 +95,19 @@ void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
                            const float *scale, const double *sumDOut,
                            const double *sumDOutXhat, float *dIn) {
   // dx = scale * invStd * (dy - mean(dy) - xhat * mean(dy * xhat))
-  for (int64_t s = 0; s < n; ++s)
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const float *x = in + (s * c + ch) * hw;
-      const float *dy = dOut + (s * c + ch) * hw;
-      float *dx = dIn + (s * c + ch) * hw;
-      double meanDy = sumDOut[ch] / count;
-      double meanDyXhat = sumDOutXhat[ch] / count;
-      double a = double(scale[ch]) * invStd[ch];
-      for (int64_t i = 0; i < hw; ++i) {
-        double xhat = (x[i] - mean[ch]) * double(invStd[ch]);
-        dx[i] = static_cast<float>(a * (dy[i] - meanDy - xhat * meanDyXhat));
-      }
+  parallelFor(n * c, n * c * hw, [&](int64_t row) {
+    int64_t ch = row % c;
+    const float *x = in + row * hw;
+    const float *dy = dOut + row * hw;
+    float *dx = dIn + row * hw;
+    double meanDy = sumDOut[ch] / count;
+    double meanDyXhat = sumDOutXhat[ch] / count;
+    double a = double(scale[ch]) * invStd[ch];
+    for (int64_t i = 0; i < hw; ++i) {
+      double xhat = (x[i] - mean[ch]) * double(invStd[ch]);
+      dx[i] = static_cast<float>(a * (dy[i] - meanDy - xhat * meanDyXhat));
     }
+  });
 }
 
 void softmaxPartialMax(int64_t n, int64_t k, const float *logits,
@@ -168,8 +172,10 @@ void dropout(const TileRegion &tile, uint64_t seed, uint64_t layer,
 }
 
 void add(int64_t count, const float *a, const float *b, float *out) {
-  for (int64_t i = 0; i < count; ++i)
-    out[i] = a[i] + b[i];
+  parallelChunks(count, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      out[i] = a[i] + b[i];
+  });
 }
 
 namespace {
@@ -205,33 +211,38 @@ template <typename Body> void dispatch(const Activation &f, Body body) {
 void activationForward(const Activation &f, int64_t count, const float *in,
                        float *out) {
   dispatch(f, [&](const Activation &g) {
-    for (int64_t i = 0; i < count; ++i)
-      out[i] = g.forward(in[i]);
+    parallelChunks(count, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        out[i] = g.forward(in[i]);
+    });
   });
 }
 
 void activationBackward(const Activation &f, int64_t count, const float *in,
                         const float *dOut, float *dIn) {
   dispatch(f, [&](const Activation &g) {
-    for (int64_t i = 0; i < count; ++i)
-      dIn[i] = g.backward(in[i], dOut[i]);
+    parallelChunks(count, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        dIn[i] = g.backward(in[i], dOut[i]);
+    });
   });
 }
 
 void binaryForward(BinaryFunction f, int64_t rows, int64_t cols,
                    bool broadcast, const float *a, const float *b,
                    float *out) {
-  for (int64_t r = 0; r < rows; ++r)
+  parallelFor(rows, rows * cols, [&](int64_t r) {
     for (int64_t i = 0; i < cols; ++i) {
       int64_t e = r * cols + i;
       out[e] = applyBinary(f, a[e], b[broadcast ? r : e]);
     }
+  });
 }
 
 void binaryBackward(BinaryFunction f, int64_t rows, int64_t cols,
                     bool broadcast, const float *a, const float *b,
                     const float *dOut, float *dA, float *dB) {
-  for (int64_t r = 0; r < rows; ++r) {
+  parallelFor(rows, rows * cols, [&](int64_t r) {
     double rowSum = 0;
     for (int64_t i = 0; i < cols; ++i) {
       int64_t e = r * cols + i;
@@ -248,18 +259,20 @@ void binaryBackward(BinaryFunction f, int64_t rows, int64_t cols,
     }
     if (dB && broadcast)
       dB[r] = float(rowSum);
-  }
+  });
 }
 
 void sgdMomentum(int64_t count, float lr, float momentum, float weightDecay,
                  bool nesterov, float *param, const float *grad,
                  float *velocity) {
   // In PyTorch's order of operations, so that both round alike.
-  for (int64_t i = 0; i < count; ++i) {
-    float d = grad[i] + weightDecay * param[i];
-    velocity[i] = momentum * velocity[i] + d;
-    param[i] -= lr * (nesterov ? d + momentum * velocity[i] : velocity[i]);
-  }
+  parallelChunks(count, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      float d = grad[i] + weightDecay * param[i];
+      velocity[i] = momentum * velocity[i] + d;
+      param[i] -= lr * (nesterov ? d + momentum * velocity[i] : velocity[i]);
+    }
+  });
 }
 
 } // namespace hdrt::cpu
