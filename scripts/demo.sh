@@ -3,8 +3,9 @@
 # Inception-v3 from ONNX into hd training graphs and prints, per layer, the
 # op, output shape, parameters and forward FLOPs; searches the best
 # layer-wise strategy for AlexNet on the paper's 16 P100s and compares it
-# with data, model and OWT parallelism; then compiles a small CNN with its
-# optimal strategy for 4 devices and trains it under `mpirun -np 4`; last,
+# with data, model and OWT parallelism; then calibrates this host, compiles
+# a small CNN with its optimal strategy for one process per core (2 to 4)
+# and trains it under mpirun, predicted against measured; last,
 # trains a PyTorch LeNet on Fashion-MNIST from its exported weights and
 # hands the trained model back to PyTorch.
 #   usage: scripts/demo.sh [build-dir]
@@ -58,22 +59,36 @@ for s, v in r.items():
           f"{v['comm_bytes'] / 1e9:9.2f} {v['predicted_ms'] / lw:18.2f}x")
 PY
 
-banner "A small CNN trained on 4 CPU processes: compile, then mpirun -np 4"
+# One process per core, up to 4: more would share cores, each of them
+# slower than one process alone.
+cores=$(nproc)
+procs=$(( cores < 4 ? cores : 4 ))
+(( procs < 2 )) && procs=2
+banner "A small CNN trained on $procs CPU processes: calibrate this host, search, compile, mpirun -np $procs"
+(( cores < procs )) && echo "   (this host has $cores core: its $procs processes share it, so they run slower than one would)"
 # Inception-style branches and a residual add on 32x32 images.
 mpirun=(mpirun --oversubscribe)
 [ "$(id -u)" = 0 ] && mpirun+=(--allow-run-as-root)
 "$bin/hd-translate" --import-onnx "$root/models/demo_cnn.onnx" --batch-size=32 \
   -o "$out/demo_cnn.mlir"
-echo "\$ hd-opt demo_cnn.mlir --layerwise-parallelize='devices=4 machine=cpu print=true' --hd-insert-transfers --hd-lower-to-runtime"
+# The search predicts this host's step only once it knows its speeds: the
+# kernels and MPI (calibrate), and every layer tile it may choose (profile).
+echo "\$ mpirun -np $procs hd-profile calibrate -o host.json"
+"${mpirun[@]}" -np "$procs" "$bin/hd-profile" calibrate -o "$out/host.json"
+echo "\$ mpirun -np $procs hd-profile demo_cnn.mlir --devices=$procs -o demo_cnn.profile.json"
+"${mpirun[@]}" -np "$procs" "$bin/hd-profile" "$out/demo_cnn.mlir" \
+  --devices="$procs" -o "$out/demo_cnn.profile.json" 2> "$out/demo_cnn.profile.log"
+tail -n 1 "$out/demo_cnn.profile.log"
+echo "\$ hd-opt demo_cnn.mlir --layerwise-parallelize='devices=$procs machine=host.json profile=demo_cnn.profile.json print=true' --hd-insert-transfers --hd-lower-to-runtime"
 "$bin/hd-opt" "$out/demo_cnn.mlir" -o "$out/demo_cnn.par.mlir" \
-  --layerwise-parallelize="devices=4 machine=cpu print=true report=$out/demo_cnn.json" \
+  --layerwise-parallelize="devices=$procs machine=$out/host.json profile=$out/demo_cnn.profile.json print=true report=$out/demo_cnn.json" \
   --hd-insert-transfers
 echo "   $(grep -c 'hd.transfer' "$out/demo_cnn.par.mlir") transfers and $(grep -c 'hd.grad_sync' "$out/demo_cnn.par.mlir") gradient syncs made explicit ($out/demo_cnn.par.mlir)"
 "$bin/hd-opt" "$out/demo_cnn.par.mlir" --hd-lower-to-runtime -o "$out/demo_cnn.low.mlir"
 echo "\$ hd-translate --hd-to-executable demo_cnn.low.mlir -o demo_cnn"
 "$bin/hd-translate" --hd-to-executable "$out/demo_cnn.low.mlir" -o "$out/demo_cnn"
-echo "\$ mpirun -np 4 demo_cnn --steps 20 --lr 0.1 --metrics demo_cnn.metrics.json"
-"${mpirun[@]}" -np 4 "$out/demo_cnn" --steps 20 --lr 0.1 \
+echo "\$ mpirun -np $procs demo_cnn --steps 20 --lr 0.1 --metrics demo_cnn.metrics.json"
+"${mpirun[@]}" -np "$procs" "$out/demo_cnn" --steps 20 --lr 0.1 \
   --metrics "$out/demo_cnn.metrics.json"
 # The same training on one process: parallel == serial.
 "$bin/hd-opt" "$out/demo_cnn.mlir" --layerwise-parallelize="devices=1" \
@@ -81,19 +96,23 @@ echo "\$ mpirun -np 4 demo_cnn --steps 20 --lr 0.1 --metrics demo_cnn.metrics.js
 "$bin/hd-translate" --hd-to-executable "$out/demo_cnn1.low.mlir" -o "$out/demo_cnn1"
 "${mpirun[@]}" -np 1 "$out/demo_cnn1" --steps 20 --lr 0.1 --quiet \
   --metrics "$out/demo_cnn1.metrics.json"
-/usr/bin/python3 - "$out" <<'PY'
+/usr/bin/python3 - "$out" "$procs" <<'PY'
 import json, sys
-out = sys.argv[1]
-four = json.load(open(f"{out}/demo_cnn.metrics.json"))
+out, procs = sys.argv[1], int(sys.argv[2])
+many = json.load(open(f"{out}/demo_cnn.metrics.json"))
 one = json.load(open(f"{out}/demo_cnn1.metrics.json"))
+predicted = json.load(open(f"{out}/demo_cnn.json"))["predicted_ms"]
 def diff(steps):
-    return max(abs(a - b) / abs(b) for a, b in zip(four["losses"][:steps], one["losses"][:steps]))
-print(f"loss curve: {' '.join(f'{l:.3f}' for l in four['losses'])}")
-print(f"4 processes: {four['images_per_s']:.0f} images/s, {four['mean_step_ms']:.1f} ms per step "
-      f"(kernels {four['kernel_ms']:.1f}, transfers {four['transfer_ms']:.1f}, "
-      f"sync {four['sync_ms']:.1f}, runtime overhead {four['overhead_ms']:.1f})")
-print(f"1 process:   {one['images_per_s']:.0f} images/s; largest relative loss "
-      f"difference to 4 processes: {diff(5):.1e} over 5 steps, {diff(20):.1e} over 20 "
+    return max(abs(a - b) / abs(b) for a, b in zip(many["losses"][:steps], one["losses"][:steps]))
+measured = many["mean_step_ms"]
+print(f"loss curve: {' '.join(f'{l:.3f}' for l in many['losses'])}")
+print(f"{procs} processes: predicted {predicted:.1f} ms per step (calibrated), measured "
+      f"{measured:.1f} ms (the prediction is {(predicted - measured) / measured * 100:+.0f}%): "
+      f"kernels {many['kernel_ms']:.1f}, transfers {many['transfer_ms']:.1f}, "
+      f"sync {many['sync_ms']:.1f}, runtime overhead {many['overhead_ms']:.1f}")
+print(f"1 process:   {one['mean_step_ms']:.1f} ms per step; {procs} processes are "
+      f"{one['mean_step_ms'] / measured:.2f}x as fast. Largest relative loss "
+      f"difference to {procs} processes: {diff(5):.1e} over 5 steps, {diff(20):.1e} over 20 "
       f"(float summation orders differ, and training amplifies it)")
 PY
 
@@ -128,5 +147,6 @@ echo "  $out/alexnet.par.mlir (every layer annotated with #hd.pconfig)"
 echo "  $out/alexnet.layerwise.json (report; re-import with import=)"
 echo "  $out/alexnet.layerwise.dot (Graphviz: dot -Tpng ... > strategy.png)"
 echo "  $out/demo_cnn.par.mlir (explicit transfers and syncs), $out/demo_cnn.low.mlir (runtime calls)"
-echo "  $out/demo_cnn (the 4-device program: mpirun -np 4 $out/demo_cnn --help)"
+echo "  $out/host.json, $out/demo_cnn.profile.json (this host's calibration and layer profile)"
+echo "  $out/demo_cnn (the $procs-device program: mpirun -np $procs $out/demo_cnn --help)"
 echo "  $out/lenet.trained.onnx (LeNet after one epoch, for PyTorch or any ONNX runtime)"
