@@ -48,6 +48,7 @@ llvm_config.add_tool_substitutions(
      ToolSubst("hdrt-profile", unresolved="fatal"),
      ToolSubst("hdrt-onnx-weights", unresolved="fatal"),
      ToolSubst("hdrt-mpi-checkpoint-test", unresolved="fatal"),
+     ToolSubst("hdrt-mpi-gradient-sync-test", unresolved="fatal"),
      ToolSubst("hd-pipeline-fuzzer", unresolved="fatal"),
      ToolSubst("hd-onnx-fuzzer", unresolved="fatal"),
      ToolSubst("hd-json-fuzzer", unresolved="fatal"),

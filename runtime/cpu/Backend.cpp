@@ -2,6 +2,6 @@
 
 #include "hdrt/Device.h"
 
-std::unique_ptr<hdrt::Device> hdrt::makeDevice(const DeviceOptions &) {
-  return makeCpuDevice();
+std::unique_ptr<hdrt::Device> hdrt::makeDevice(const DeviceOptions &options) {
+  return makeCpuDevice(options);
 }

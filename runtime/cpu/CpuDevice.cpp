@@ -9,6 +9,7 @@
 #include "hdrt/common/Parallel.h"
 #include "hdrt/cpu/Kernels.h"
 #include "hdrt/cpu/TileOps.h"
+#include "hdrt/mpi/GradientSync.h"
 
 #include <algorithm>
 #include <climits>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <omp.h>
 #include <thread>
 
 namespace hdrt {
@@ -28,6 +30,8 @@ MPI_Datatype mpiType(ElementType t) {
 
 class CpuDevice final : public Device {
 public:
+  explicit CpuDevice(bool overlapSync) : gradients_(overlapSync) {}
+
   const char *backend() const override { return "cpu"; }
   std::string describe() const override { return "host CPU"; }
   bool hostAccessible() const override { return true; }
@@ -306,6 +310,18 @@ public:
     return MPI_Allreduce(MPI_IN_PLACE, data, int(count), mpiType(type),
                          op == ReduceOp::Sum ? MPI_SUM : MPI_MAX, comm);
   }
+  int allReduceGradients(MPI_Comm comm, float *data, int64_t count) override {
+    int size = 1;
+    if (comm == MPI_COMM_NULL || (MPI_Comm_size(comm, &size), size == 1))
+      return MPI_SUCCESS;
+    return gradients_.start(comm, data, count);
+  }
+  int waitGradients(const float *data) override {
+    return gradients_.wait(data);
+  }
+  double takeGradientSyncSeconds() override {
+    return gradients_.takeBusySeconds();
+  }
   int exchangeForward(MPI_Comm comm, const std::vector<mpi::Move> &plan,
                       mpi::Side side, const float *tile, float *in) override {
     return mpi::exchangeForward(comm, plan, side, tile, in);
@@ -315,12 +331,20 @@ public:
                        const float *dIn) override {
     return mpi::exchangeBackward(comm, plan, side, dTile, dIn);
   }
+
+private:
+  /// Gradient sums on a thread of their own, beside the backward pass.
+  mpi::GradientSync gradients_;
 };
 
 } // namespace
 
-std::unique_ptr<Device> makeCpuDevice() {
-  return std::make_unique<CpuDevice>();
+std::unique_ptr<Device> makeCpuDevice(const DeviceOptions &options) {
+  using Overlap = DeviceOptions::SyncOverlap;
+  bool overlap = options.overlapSync == Overlap::On ||
+                 (options.overlapSync == Overlap::Auto &&
+                  omp_get_max_threads() >= 2);
+  return std::make_unique<CpuDevice>(overlap);
 }
 
 } // namespace hdrt

@@ -70,8 +70,10 @@ extern "C" {
 void hdrt_init(int32_t argc, void *argv, int64_t devices, void *modelName,
                void *modelHash, int64_t tables) {
   int provided = 0;
+  // A second thread sums gradients beside the backward pass
+  // (hdrt/mpi/GradientSync.h).
   MPI_Init_thread(&argc, reinterpret_cast<char ***>(&argv),
-                  MPI_THREAD_FUNNELED, &provided);
+                  MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
   // The layer descriptors and calls of a program compiled with other tables
   // would be misread: refuse it before reading any.

@@ -69,7 +69,17 @@ void Program::writeMetrics() const {
   size_t first = stepMs_.size() > 1 ? 1 : 0;
   size_t timed = stepMs_.size() - first;
   // Mean per-step seconds of each category on this rank, then over ranks.
-  enum { Step, Compute, Kernel, Transfer, Sync, Input, Fields };
+  enum {
+    Step,
+    Compute,
+    Kernel,
+    Transfer,
+    Sync,
+    Input,
+    GradSync,
+    GradSyncExposed,
+    Fields
+  };
   double mine[Fields] = {}, all[Fields] = {};
   for (size_t i = first; i < stepMs_.size(); ++i) {
     const TimerTotals &t = stepTotals_[i];
@@ -79,6 +89,8 @@ void Program::writeMetrics() const {
     mine[Transfer] += t.of(Category::Transfer);
     mine[Sync] += t.of(Category::Sync);
     mine[Input] += t.of(Category::Input);
+    mine[GradSync] += t.gradientSync;
+    mine[GradSyncExposed] += t.gradientSyncExposed;
   }
   MPI_Reduce(mine, all, Fields, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   int ranks = 1;
@@ -116,6 +128,10 @@ void Program::writeMetrics() const {
   appendf(j, "  \"kernel_ms\": %.4f,\n", ms(Kernel));
   appendf(j, "  \"transfer_ms\": %.4f,\n", ms(Transfer));
   appendf(j, "  \"sync_ms\": %.4f,\n", ms(Sync));
+  appendf(j, "  \"grad_sync_ms\": %.4f,\n", ms(GradSync));
+  appendf(j, "  \"grad_sync_exposed_ms\": %.4f,\n", ms(GradSyncExposed));
+  // hd.transfer exchanges block: all of their time is exposed.
+  appendf(j, "  \"transfer_exposed_ms\": %.4f,\n", ms(Transfer));
   appendf(j, "  \"input_ms\": %.4f,\n", ms(Input));
   appendf(j, "  \"overhead_ms\": %.4f,\n",
           step - ms(Kernel) - ms(Transfer) - ms(Sync) - ms(Input));

@@ -263,6 +263,23 @@ const std::vector<Flag> &flags() {
       {"--quiet", nullptr, "no step, data or weights lines (epochs and "
                            "evaluations still print)",
        flagSwitch(&Options::quiet)},
+      {"--overlap-sync", "MODE",
+       "CPU: gradient sums beside the backward pass on a thread of their "
+       "own: on, off, or auto (default: where each rank has two cores or "
+       "more)",
+       [](const std::string &flag, const std::string &value, Options &o,
+          std::string &error) {
+         using Overlap = DeviceOptions::SyncOverlap;
+         if (value == "auto")
+           o.device.overlapSync = Overlap::Auto;
+         else if (value == "on")
+           o.device.overlapSync = Overlap::On;
+         else if (value == "off")
+           o.device.overlapSync = Overlap::Off;
+         else
+           error = flag + " takes on, off or auto, not '" + value + "'";
+         return error.empty();
+       }},
       {"--no-tf32", nullptr,
        "GPU: full fp32 convolutions (TF32 tensor cores are allowed by "
        "default, as in PyTorch)",

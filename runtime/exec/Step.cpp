@@ -118,6 +118,7 @@ void Program::gradSync(int64_t id) {
     throw Error("layer '" + l.name + "' has no replica groups to sync");
   if (l.gradComm == MPI_COMM_SELF || l.task < 0)
     return;
+  double start = MPI_Wtime();
   for (Param &p : l.params) {
     if (!p.trained)
       continue;
@@ -126,6 +127,7 @@ void Program::gradSync(int64_t id) {
       throw Error("error " + std::to_string(rc) + " in the gradient sync of '" +
                   l.name + "'");
   }
+  timers_.addGradientSyncExposed(MPI_Wtime() - start);
 }
 
 void Program::sgdUpdate(int64_t id) {
@@ -134,6 +136,17 @@ void Program::sgdUpdate(int64_t id) {
   Charge charge(timers_, Category::Compute, &l.name, " update");
   if (l.task < 0)
     return;
+  if (l.gradComm != MPI_COMM_SELF) {
+    // The gradient sums may still run beside this: wait for this layer's.
+    Charge wait(timers_, Category::Sync, &l.name, " gradient wait");
+    double start = MPI_Wtime();
+    for (Param &p : l.params)
+      if (p.trained)
+        if (int rc = device_->waitGradients(p.grad.data()))
+          throw Error("error " + std::to_string(rc) +
+                      " in the gradient sync of '" + l.name + "'");
+    timers_.addGradientSyncExposed(MPI_Wtime() - start);
+  }
   KernelTimer kernel(timers_);
   float lr = float(learningRate(options_, step_, lastStep()));
   for (Param &p : l.params)
@@ -152,6 +165,11 @@ void Program::stepEnd(int64_t step) {
   double loss = total / double(batch_);
   double seconds = MPI_Wtime() - stepStart_;
   stepTotals_.push_back(timers_.take());
+  // Where the device does not time its gradient sums apart, they took what
+  // the step waited for them.
+  double sums = device_->takeGradientSyncSeconds();
+  stepTotals_.back().gradientSync =
+      sums >= 0 ? sums : stepTotals_.back().gradientSyncExposed;
   if (timers_.tracing) {
     timers_.spans.push_back(
         {"step " + std::to_string(step + 1), Category::Other, 0, seconds});

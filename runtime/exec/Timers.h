@@ -26,6 +26,10 @@ enum class Category { Other, Compute, Transfer, Sync, Input, Count };
 struct TimerTotals {
   double seconds[static_cast<int>(Category::Count)] = {};
   double kernel = 0;
+  /// Gradient all-reduce: the part the step waited for (starting the sums
+  /// and waiting for them before the update; inside sync), and the sums'
+  /// whole time, overlapped with the backward pass or not.
+  double gradientSyncExposed = 0, gradientSync = 0;
 
   double of(Category c) const { return seconds[static_cast<int>(c)]; }
 };
@@ -61,6 +65,9 @@ public:
     return previous;
   }
   void addKernel(double seconds) { totals_.kernel += seconds; }
+  void addGradientSyncExposed(double seconds) {
+    totals_.gradientSyncExposed += seconds;
+  }
   /// Returns the totals since the last take and starts again.
   TimerTotals take() {
     switchTo(current_);

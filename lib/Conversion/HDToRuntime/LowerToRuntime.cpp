@@ -396,7 +396,9 @@ void LowerToRuntimePass::runOnOperation() {
       if (synced[l])
         e.call("hdrt_grad_sync", {e.i64(l)});
     }
-    for (size_t l = 0; l < ops.size(); ++l)
+    // Updates in the order the gradient sums started (backward order): each
+    // waits for its own, and the first ones are done first.
+    for (size_t l = ops.size(); l-- > 0;)
       if (m.layers.graph.layers[l].params > 0) {
         e.setLoc(ops[l]->getLoc());
         e.call("hdrt_sgd_update", {e.i64(l)});

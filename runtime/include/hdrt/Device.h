@@ -43,6 +43,11 @@ struct DeviceOptions {
   /// GPUs: convolutions may use TF32 tensor cores (PyTorch's default for
   /// cuDNN); off, they compute in full fp32, as the CPU does.
   bool tf32 = true;
+  /// CPU: whether gradient sums run on a thread of their own beside the
+  /// backward pass (hdrt/mpi/GradientSync.h). Auto: where a rank's kernels
+  /// have at least two cores, so that the thread's copying does not take
+  /// the only one (on a rank with one core it costs more than it hides).
+  enum class SyncOverlap { Auto, On, Off } overlapSync = SyncOverlap::Auto;
 };
 enum class ElementType { F32, F64 };
 
@@ -244,10 +249,16 @@ public:
   virtual int allReduce(MPI_Comm comm, void *data, int64_t count,
                         ElementType type, ReduceOp op) = 0;
   /// Sums gradients over a replica group. A device may run it beside the
-  /// rest of backward; sgdMomentum waits for it.
+  /// rest of backward; waitGradients (or sgdMomentum) waits for it.
   virtual int allReduceGradients(MPI_Comm comm, float *data, int64_t count) {
     return allReduce(comm, data, count, ElementType::F32, ReduceOp::Sum);
   }
+  /// Waits until the sum allReduceGradients started on `data` is in place;
+  /// 0 or the sum's error code.
+  virtual int waitGradients(const float *data) { return 0; }
+  /// Seconds the gradient sums took since the last call, overlapped or
+  /// not; negative when the device does not time them apart.
+  virtual double takeGradientSyncSeconds() { return -1; }
   /// Collective over every rank, right after `group` was split from
   /// MPI_COMM_WORLD with this rank's `color` (MPI_UNDEFINED: not a member)
   /// and `key`: a device with communicators of its own makes the group's.
@@ -273,7 +284,7 @@ protected:
 std::unique_ptr<Device> makeDevice(const DeviceOptions &options);
 
 /// The backends themselves (a test may hold both).
-std::unique_ptr<Device> makeCpuDevice();
+std::unique_ptr<Device> makeCpuDevice(const DeviceOptions &options = {});
 /// Needs MPI initialized; picks the GPU of LOCAL_RANK or of the rank's
 /// index on its node.
 std::unique_ptr<Device> makeCudaDevice(const DeviceOptions &options);

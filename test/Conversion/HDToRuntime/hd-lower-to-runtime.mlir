@@ -94,9 +94,10 @@ module attributes {hd.devices = 2 : i64, hd.model = "tiny", hd.source = dense_re
 // CHECK-NEXT: call @hdrt_transfer_backward(%c1_i64)
 // CHECK-NEXT: call @hdrt_backward(%c0_i64)
 // CHECK-NEXT: call @hdrt_grad_sync(%c0_i64)
-// Then the optimizer on every layer with parameters.
-// CHECK-NEXT: call @hdrt_sgd_update(%c0_i64)
+// Then the optimizer on every layer with parameters, in backward order (the
+// order their gradient sums started).
 // CHECK-NEXT: call @hdrt_sgd_update(%c3_i64)
+// CHECK-NEXT: call @hdrt_sgd_update(%c0_i64)
 // CHECK-NEXT: call @hdrt_step_end(%[[STEP]])
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[RC:.*]] = call @hdrt_finalize()
