@@ -301,14 +301,16 @@ int64_t CostModel::taskMemoryBytes(const Layer &layer,
 
 /// How many copies of its box of an operand a consumer task keeps, as the
 /// runtime's executor does (exec/Prepare.cpp): the images' box once; an
-/// activation's box and its gradient, unless the edge needs no transfer and
-/// is its producer's only reader (every task then reads its own device's
-/// tile in place).
+/// activation's box and its gradient, except where the edge needs no
+/// transfer (every task reads its own device's tile in place): then none
+/// for the only reader, and the gradient alone for one of several.
 static int inputCopies(const ProducerGrid *producer, const ConsumerTiles &tiles,
                        bool onlyReader) {
   if (!producer)
     return 1;
-  return onlyReader && readsOwnDeviceTile(*producer, tiles) ? 0 : 2;
+  if (!readsOwnDeviceTile(*producer, tiles))
+    return 2;
+  return onlyReader ? 0 : 1;
 }
 
 int64_t CostModel::layerMemoryBytes(const Layer &layer,

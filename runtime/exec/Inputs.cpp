@@ -199,7 +199,8 @@ void Program::stepInputs(int64_t step) {
   }
   loadBatch(batch);
   for (Layer &l : layers_)
-    device_->fill(l.grad.data(), l.grad.size(), 0.0f);
+    if (l.zeroGrad)
+      device_->fill(l.grad.data(), l.grad.size(), 0.0f);
 }
 
 void Program::fillForProfile() {

@@ -57,6 +57,10 @@ public:
   /// the images).
   virtual void forward(Program &p, Layer &l) const = 0;
   virtual void backward(Program &p, Layer &l) const = 0;
+  /// Whether backward writes every element of each input's `dIn` (rather
+  /// than adding to it or leaving some): a producer whose only reader
+  /// writes its gradient in place then needs no zeroing before the step.
+  virtual bool writesWholeInputGradients() const { return false; }
 };
 
 /// The code of `kind`.

@@ -58,6 +58,9 @@ void Program::prepare() {
     prepareLayer(l);
   for (Edge &e : edges_)
     prepareEdge(e);
+  for (Edge &e : edges_)
+    if (e.gradAliased && e.consumer->impl->writesWholeInputGradients())
+      layers_[e.producer].zeroGrad = false;
   openInputs();
   checkExport();
   checkOutputs();
@@ -261,17 +264,22 @@ void Program::prepareEdge(Edge &e) {
     return;
   }
   Layer &p = layers_[e.producer];
-  // Read the producer's tile in place when it is exactly the box and
-  // nothing else reads it; else keep a copy of the box.
-  e.aliased = !e.explicitTransfer && p.consumers == 1 && p.task >= 0 &&
-              sameBox(p.tile, b);
-  if (e.aliased) {
+  // Read the producer's tile in place when it is exactly the box: readers
+  // only read it. Its gradient too when nothing else reads it; with other
+  // readers each writes a gradient of its own, which backward adds in.
+  // Else keep a copy of the box and of its gradient.
+  e.inAliased = !e.explicitTransfer && p.task >= 0 && sameBox(p.tile, b);
+  e.gradAliased = e.inAliased && p.consumers == 1;
+  if (e.inAliased) {
     e.in = p.value.data();
-    e.dIn = p.grad.data();
   } else {
     e.inStorage.assign(*device_, b.volume());
-    e.dInStorage.assign(*device_, b.volume());
     e.in = e.inStorage.data();
+  }
+  if (e.gradAliased) {
+    e.dIn = p.grad.data();
+  } else {
+    e.dInStorage.assign(*device_, b.volume());
     e.dIn = e.dInStorage.data();
   }
 }

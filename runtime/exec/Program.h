@@ -105,6 +105,9 @@ struct Layer {
   LayerDescriptor descriptor;
   std::vector<Edge *> inputs; // by operand
   int consumers = 0;          // edges reading this layer's output
+  /// Whether the step starts by zeroing `grad`: not where its only reader
+  /// writes all of it in place (LayerImpl::writesWholeInputGradients).
+  bool zeroGrad = true;
 
   // This rank's task, if any, and its tensors in device memory.
   int64_t task = -1;
@@ -142,13 +145,13 @@ struct Edge {
   bool wantsGradient = false; // profiling: an operand standing in for a
                               // layer's output, with its gradient
 
-  // The consumer task's input box on this rank, and its buffers. `in` and
-  // `dIn` point into the producer's tile when the box is exactly that tile
-  // and this edge is its only reader. Labels are read on the host, checked,
-  // then copied to the device.
+  // The consumer task's input box on this rank, and its buffers. `in`
+  // points into the producer's tile when the box is exactly that tile, and
+  // `dIn` into its gradient when this edge is also its only reader. Labels
+  // are read on the host, checked, then copied to the device.
   bool hasBox = false;
   Box box;
-  bool aliased = false;
+  bool inAliased = false, gradAliased = false;
   Buffer<float> inStorage, dInStorage;
   std::vector<int32_t> labels;
   Buffer<int32_t> deviceLabels;

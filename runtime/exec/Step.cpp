@@ -71,14 +71,14 @@ void Program::syncStatistics(Layer &l, void *data, int64_t count,
 }
 
 void Program::gatherLocal(Edge &e) {
-  if (!e.hasBox || e.aliased || e.explicitTransfer || e.producer < 0)
+  if (!e.hasBox || e.inAliased || e.explicitTransfer || e.producer < 0)
     return;
   const Layer &p = layers_[e.producer];
   device_->copyRegion(p.value.data(), p.tile, e.in, e.box, e.box);
 }
 
 void Program::scatterLocal(Edge &e) {
-  if (!e.hasBox || e.aliased || e.explicitTransfer || e.producer < 0)
+  if (!e.hasBox || e.gradAliased || e.explicitTransfer || e.producer < 0)
     return;
   Layer &p = layers_[e.producer];
   device_->addRegion(e.dIn, e.box, p.grad.data(), p.tile, e.box);

@@ -30,6 +30,8 @@ class ActivationImplementation final : public LayerImpl {
                                  l.inputs[0]->in, l.value.data());
   }
 
+  bool writesWholeInputGradients() const override { return true; }
+
   void backward(Program &p, Layer &l) const override {
     Edge &in = *l.inputs[0];
     if (!in.dIn)

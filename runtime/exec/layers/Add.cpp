@@ -13,6 +13,8 @@ class AddImplementation final : public LayerImpl {
                    l.value.data());
   }
 
+  bool writesWholeInputGradients() const override { return true; }
+
   void backward(Program &p, Layer &l) const override {
     // Both operands get the output's gradient.
     int64_t volume = l.tile.volume();

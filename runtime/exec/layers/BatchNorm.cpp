@@ -84,6 +84,8 @@ class BatchNormImplementation final : public LayerImpl {
                                 l.params[1].value.data(), l.value.data());
   }
 
+  bool writesWholeInputGradients() const override { return true; }
+
   void backward(Program &p, Layer &l) const override {
     BatchNormState &s = l.stateAs<BatchNormState>();
     const Box &t = l.tile;

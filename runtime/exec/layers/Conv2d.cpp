@@ -75,6 +75,8 @@ class Conv2dImplementation final : public LayerImpl {
                              l.params[0].value.data(), bias, l.value.data());
   }
 
+  bool writesWholeInputGradients() const override { return true; }
+
   void backward(Program &p, Layer &l) const override {
     KernelTimer k(p.timers());
     const ConvState &s = l.stateAs<ConvState>();

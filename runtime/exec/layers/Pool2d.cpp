@@ -65,6 +65,8 @@ class Pool2dImplementation final : public LayerImpl {
                              l.value.data());
   }
 
+  bool writesWholeInputGradients() const override { return true; }
+
   void backward(Program &p, Layer &l) const override {
     Edge &in = *l.inputs[0];
     if (!in.dIn)

@@ -12,6 +12,8 @@ class ReluImplementation final : public LayerImpl {
     p.device().reluForward(l.tile.volume(), l.inputs[0]->in, l.value.data());
   }
 
+  bool writesWholeInputGradients() const override { return true; }
+
   void backward(Program &p, Layer &l) const override {
     Edge &in = *l.inputs[0];
     if (!in.dIn)
