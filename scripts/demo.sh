@@ -73,6 +73,8 @@ mpirun=(mpirun --oversubscribe)
   -o "$out/demo_cnn.mlir"
 # The search predicts this host's step only once it knows its speeds: the
 # kernels and MPI (calibrate), and every layer tile it may choose (profile).
+# Measured afresh: an earlier run's figures may be another build's.
+rm -f "$out/host.json" "$out/demo_cnn.profile.json"
 echo "\$ mpirun -np $procs hd-profile calibrate -o host.json"
 "${mpirun[@]}" -np "$procs" "$bin/hd-profile" calibrate -o "$out/host.json"
 echo "\$ mpirun -np $procs hd-profile demo_cnn.mlir --devices=$procs -o demo_cnn.profile.json"

@@ -20,7 +20,8 @@ bool GradientSync::available() {
 }
 
 GradientSync::~GradientSync() {
-  flushBuckets();
+  // What is queued, every member queued: finish it. A bucket still open
+  // was never waited for; nothing reads it.
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
@@ -40,52 +41,53 @@ MPI_Comm GradientSync::duplicate(MPI_Comm comm) {
 }
 
 int GradientSync::start(MPI_Comm comm, float *data, int64_t count) {
-  if (!threaded_) {
-    // Sum now, on this thread.
-    Job job;
-    job.comm = comm;
-    job.segments = {{data, count}};
-    job.count = count;
-    double begin = MPI_Wtime();
-    int rc = run(job, /*polled=*/false);
-    busy_ += MPI_Wtime() - begin;
-    return rc;
-  }
-  MPI_Comm dup = duplicate(comm);
+  // The worker's collectives get communicators of their own.
+  MPI_Comm mine = threaded_ ? duplicate(comm) : comm;
   if (count * int64_t(sizeof(float)) >= kBucketBytes) {
     auto job = std::make_shared<Job>();
-    job->comm = dup;
+    job->comm = mine;
     job->segments = {{data, count}};
     job->count = count;
     jobOf_[data] = job;
-    queue(std::move(job));
-    return MPI_SUCCESS;
+    return queue(std::move(job));
   }
-  std::shared_ptr<Job> &bucket = open_[dup];
+  int rc = MPI_SUCCESS;
+  std::shared_ptr<Job> &bucket = open_[mine];
   if (bucket &&
       (bucket->count + count) * int64_t(sizeof(float)) > kBucketBytes) {
-    queue(std::move(bucket));
-    openOrder_.erase(std::find(openOrder_.begin(), openOrder_.end(), dup));
+    rc = queue(std::move(bucket));
+    openOrder_.erase(std::find(openOrder_.begin(), openOrder_.end(), mine));
   }
   if (!bucket) {
     bucket = std::make_shared<Job>();
-    bucket->comm = dup;
-    openOrder_.push_back(dup);
+    bucket->comm = mine;
+    openOrder_.push_back(mine);
   }
   bucket->segments.push_back({data, count});
   bucket->count += count;
   jobOf_[data] = bucket;
-  return MPI_SUCCESS;
+  return rc;
 }
 
-void GradientSync::flushBuckets() {
-  for (MPI_Comm dup : openOrder_)
-    queue(std::move(open_[dup]));
+int GradientSync::flushBuckets() {
+  int rc = MPI_SUCCESS;
+  for (MPI_Comm comm : openOrder_)
+    if (int failed = queue(std::move(open_[comm])))
+      rc = rc ? rc : failed;
   open_.clear();
   openOrder_.clear();
+  return rc;
 }
 
-void GradientSync::queue(std::shared_ptr<Job> job) {
+int GradientSync::queue(std::shared_ptr<Job> job) {
+  if (!threaded_) {
+    // On this thread, now.
+    double begin = MPI_Wtime();
+    job->rc = run(*job, /*polled=*/false);
+    job->done = true;
+    busy_ += MPI_Wtime() - begin;
+    return job->rc;
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(std::move(job));
@@ -93,6 +95,7 @@ void GradientSync::queue(std::shared_ptr<Job> job) {
   if (!worker_.joinable())
     worker_ = std::thread([this] { work(); });
   changed_.notify_all();
+  return MPI_SUCCESS;
 }
 
 int GradientSync::wait(const float *data) {
@@ -101,7 +104,8 @@ int GradientSync::wait(const float *data) {
     return MPI_SUCCESS; // summed at start, or never started
   // Updates begin once every gradient has started: what is still open can
   // go now, on every rank at the same point of the program.
-  flushBuckets();
+  if (int rc = flushBuckets())
+    return rc;
   std::shared_ptr<Job> job = std::move(it->second);
   jobOf_.erase(it);
   std::unique_lock<std::mutex> lock(mutex_);

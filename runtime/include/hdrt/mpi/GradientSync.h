@@ -3,7 +3,8 @@
 // A layer's gradients can be summed over its replicas as soon as its
 // backward has run; the update waits for them only at the end. This runs
 // the sums on a thread of their own, so that the backward of the layers
-// before goes on meanwhile (MPI_THREAD_MULTIPLE).
+// before goes on meanwhile (MPI_THREAD_MULTIPLE), or, where that costs more
+// than it hides (a rank with one core), on the calling thread.
 //
 // Gradients under kBucketBytes are packed into buckets, one open bucket per
 // communicator, sent when full or when the first update waits: fewer,
@@ -12,9 +13,9 @@
 // order, so the members of a communicator run the same collectives in the
 // same order and the worker, running them in turn, cannot deadlock.
 //
-// Every communicator it is given is duplicated (collectively, at its first
-// use), so the worker's collectives never interleave with the main
-// thread's on the same communicator.
+// With the worker, every communicator it is given is duplicated
+// (collectively, at its first use), so the worker's collectives never
+// interleave with the main thread's on the same communicator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +42,8 @@ public:
   static constexpr int64_t kBucketBytes = int64_t(4) << 20;
 
   /// `threaded`: sums run on the worker thread where the MPI allows it;
-  /// otherwise each start sums at once.
+  /// otherwise on the calling thread, a bucket when it is full or waited
+  /// for, a large gradient at once.
   explicit GradientSync(bool threaded) : threaded_(threaded && available()) {}
   GradientSync(const GradientSync &) = delete;
   GradientSync &operator=(const GradientSync &) = delete;
@@ -72,8 +74,10 @@ private:
   };
 
   MPI_Comm duplicate(MPI_Comm comm);
-  void queue(std::shared_ptr<Job> job);
-  void flushBuckets();
+  /// Hands a job to the worker, or runs it now without one; 0 or the
+  /// error of what ran.
+  int queue(std::shared_ptr<Job> job);
+  int flushBuckets();
   void work();
   /// Runs a job's collective; `polled` (the worker) sleeps while waiting.
   int run(Job &job, bool polled);
