@@ -206,12 +206,36 @@ double CostModel::allReduceMs(double bytes, const std::vector<int64_t> &devices,
   bool oneNode = std::all_of(devices.begin(), devices.end(), [&](int64_t d) {
     return machine.nodeOf(d) == node;
   });
+  double ring = 2.0 * (r - 1) / r,
+         latencyMs = 2.0 * (r - 1) * machine.latencyUs * 1e-3;
+  if (oneNode && !machine.allReduceCurve.empty()) {
+    // Measured by size; a small gradient rides in a bucket.
+    if (bytes < kGradientBucketBytes)
+      return (ring / (curveGbps(kGradientBucketBytes) * 1e6) +
+              latencyMs / kGradientBucketBytes) *
+             bytes;
+    return ring * bytes / (curveGbps(bytes) * 1e6) + latencyMs;
+  }
   double gbps = oneNode ? (machine.allReduceGbps > 0 ? machine.allReduceGbps
                                                      : machine.intraNodeGbps)
                         : machine.interNodeGbps / sharing;
   // Reduce-scatter then all-gather: 2(r-1) steps of bytes/r each.
-  return 2.0 * (r - 1) / r * bytes / (gbps * 1e6) +
-         2.0 * (r - 1) * machine.latencyUs * 1e-3;
+  return ring * bytes / (gbps * 1e6) + latencyMs;
+}
+
+double CostModel::curveGbps(double bytes) const {
+  const auto &curve = machine.allReduceCurve;
+  if (bytes <= curve.front().first)
+    return curve.front().second;
+  if (bytes >= curve.back().first)
+    return curve.back().second;
+  auto above = std::upper_bound(
+      curve.begin(), curve.end(), bytes,
+      [](double b, const std::pair<double, double> &p) { return b < p.first; });
+  auto below = above - 1;
+  double t =
+      std::log(bytes / below->first) / std::log(above->first / below->first);
+  return below->second + t * (above->second - below->second);
 }
 
 TransferCost CostModel::transferCost(const ProducerGrid &producer,
@@ -229,9 +253,9 @@ TransferCost CostModel::transferCost(const ProducerGrid &producer,
     port = std::max({port, loads.devOut[d], loads.devIn[d]});
   for (size_t n = 0; n < loads.nicOut.size(); ++n)
     nic = std::max({nic, loads.nicOut[n], loads.nicIn[n]});
-  double worst = std::max({ms(loads.maxPairBytes, machine.intraNodeGbps),
-                           ms(port, machine.deviceGbps),
-                           ms(nic, machine.interNodeGbps)});
+  double worst =
+      std::max({ms(loads.maxPairBytes, machine.intraNodeGbps),
+                ms(port, machine.deviceGbps), ms(nic, machine.interNodeGbps)});
   int64_t messages =
       std::max(*std::max_element(loads.msgsOut.begin(), loads.msgsOut.end()),
                *std::max_element(loads.msgsIn.begin(), loads.msgsIn.end()));
@@ -259,10 +283,11 @@ double CostModel::transferLowerBoundMs(const std::vector<double> &bytes,
         // Some partners share t's node. With none elsewhere (node 0) all
         // goes over t's port; otherwise t's port and its node's network
         // interface share it, and the busier takes at least this long.
-        worst = std::max(worst, first == 0 ? ms(bytes[t], machine.deviceGbps)
-                                           : bytes[t] / ((machine.deviceGbps +
-                                                          machine.interNodeGbps) *
-                                                         1e6));
+        worst =
+            std::max(worst, first == 0 ? ms(bytes[t], machine.deviceGbps)
+                                       : bytes[t] / ((machine.deviceGbps +
+                                                      machine.interNodeGbps) *
+                                                     1e6));
     }
     // A node without partners moves everything over its network interface.
     if (first >= holders)
@@ -331,8 +356,7 @@ int64_t CostModel::layerMemoryBytes(const Layer &layer,
 }
 
 int64_t CostModel::inputCopyBytes(const ProducerGrid &producer,
-                                  const ConsumerTiles &tiles,
-                                  bool onlyReader) {
+                                  const ConsumerTiles &tiles, bool onlyReader) {
   int copies = inputCopies(&producer, tiles, onlyReader);
   int64_t most = 0;
   for (const TileBox &box : tiles.boxes)
@@ -365,8 +389,8 @@ StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
       std::optional<ProducerGrid> grid;
       if (p >= 0)
         grid = producerGrid(graph.layers[p].shape, strategy[p]);
-      int copies =
-          inputCopies(grid ? &*grid : nullptr, tiles, p >= 0 && consumers[p] == 1);
+      int copies = inputCopies(grid ? &*grid : nullptr, tiles,
+                               p >= 0 && consumers[p] == 1);
       for (int64_t t = 0; t < config.tasks(); ++t)
         inputBytes[t] +=
             copies * int64_t(kBytesPerElement) * tiles.boxes[t].volume();

@@ -80,10 +80,9 @@ Machine cpuHost() {
 }
 
 Error fieldError(StringRef origin, StringRef field, const Twine &why) {
-  return createStringError(inconvertibleErrorCode(),
-                           formatv("{0}: field '{1}' {2}", origin, field,
-                                   why.str())
-                               .str());
+  return createStringError(
+      inconvertibleErrorCode(),
+      formatv("{0}: field '{1}' {2}", origin, field, why.str()).str());
 }
 
 struct FieldSpec {
@@ -136,7 +135,7 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
       {"devices_per_node", &Machine::devicesPerNode, true},
       {"cores_per_node", &Machine::coresPerNode, false},
   };
-  std::vector<StringRef> fields = {"name", "profile"};
+  std::vector<StringRef> fields = {"name", "profile", "allreduce_curve"};
   for (const FieldSpec &f : numbers)
     fields.push_back(f.name);
   for (const CountSpec &f : counts)
@@ -154,9 +153,9 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
           hint = f.str();
         }
       return fieldError(origin, key,
-                        hint.empty() ? "is unknown"
-                                     : "is unknown; did you mean '" + hint +
-                                           "'?");
+                        hint.empty()
+                            ? "is unknown"
+                            : "is unknown; did you mean '" + hint + "'?");
     }
   }
 
@@ -212,6 +211,27 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
                               "a device's links together carry at least one "
                               "link's traffic",
                               m.deviceGbps, m.intraNodeGbps));
+  if (const json::Value *c = obj->get("allreduce_curve")) {
+    const char *shape = "must be a non-empty list of [bytes, GB/s] pairs, "
+                        "bytes ascending, both positive";
+    const json::Array *points = c->getAsArray();
+    if (!points || points->empty())
+      return fieldError(origin, "allreduce_curve", shape);
+    for (const json::Value &point : *points) {
+      const json::Array *pair = point.getAsArray();
+      std::optional<double> bytes, gbps;
+      if (pair && pair->size() == 2) {
+        bytes = (*pair)[0].getAsNumber();
+        gbps = (*pair)[1].getAsNumber();
+      }
+      if (!bytes || !gbps || !(*bytes > 0) || !(*gbps > 0) ||
+          !std::isfinite(*bytes) || !std::isfinite(*gbps) ||
+          (!m.allReduceCurve.empty() &&
+           *bytes <= m.allReduceCurve.back().first))
+        return fieldError(origin, "allreduce_curve", shape);
+      m.allReduceCurve.push_back({*bytes, *gbps});
+    }
+  }
   if (const json::Value *p = obj->get("profile")) {
     if (!p->getAsString())
       return fieldError(origin, "profile", "must be a file path string");
@@ -255,6 +275,12 @@ std::string machineToJSON(const Machine &m) {
                  {"latency_us", m.latencyUs}};
   if (m.allReduceGbps > 0)
     o["allreduce_gbps"] = m.allReduceGbps;
+  if (!m.allReduceCurve.empty()) {
+    json::Array points;
+    for (auto [bytes, gbps] : m.allReduceCurve)
+      points.push_back(json::Array{bytes, gbps});
+    o["allreduce_curve"] = std::move(points);
+  }
   if (m.memReserveGib >= 0)
     o["mem_reserve_gib"] = m.memReserveGib;
   if (m.coresPerNode > 0)

@@ -203,11 +203,12 @@ double exchangeGbps(int rank, int ranks) {
 
 /// All-reduce bus bandwidth as NCCL reports it (2 (n - 1) / n of the data
 /// crosses each rank's link), through the runtime's gradient sync, on
-/// 16 MiB of gradients out of cache: real models sync 100-550 MB a step in
-/// layers of a few KiB to 400 MiB (the largest reduce somewhat slower).
-double allReduceGbps(int ranks) {
-  const size_t elements = (16 << 20) / 4;
-  const int copies = 8;
+/// `bytes` of gradients out of cache: real models sync 100-550 MB a step in
+/// layers of a few KiB (summed in the runtime's 4 MiB buckets) to 400 MiB.
+double allReduceGbps(int ranks, size_t bytes) {
+  const size_t elements = bytes / 4;
+  // Out of cache, in at most 512 MiB of copies.
+  const int copies = int(std::clamp<size_t>((512 << 20) / bytes, 2, 8));
   ColdBuffers grads(copies, elements);
   double seconds = slowestSeconds(2 * copies, [&](int i) {
     mpi::allReduceSum(MPI_COMM_WORLD, grads[i], int64_t(elements));
@@ -249,7 +250,9 @@ LinkProfile profileLinks() {
   pingPong(8, 10); // warm-up
   p.latencyUs = pingPong(8, 200) * 1e6;
   p.p2pGbps = exchangeGbps(rank, ranks);
-  p.allReduceGbps = allReduceGbps(ranks);
+  for (size_t bytes = 256 << 10; bytes <= (256u << 20); bytes *= 4)
+    p.allReduceCurve.push_back({double(bytes), allReduceGbps(ranks, bytes)});
+  p.allReduceGbps = allReduceGbps(ranks, 16 << 20);
   return p;
 }
 

@@ -299,6 +299,7 @@ int calibrate() {
   m.deviceGbps = host.links.p2pGbps;
   m.interNodeGbps = host.links.p2pGbps;
   m.allReduceGbps = host.links.allReduceGbps;
+  m.allReduceCurve = host.links.allReduceCurve;
   // Every speed above was measured with all `ranks` processes busy on
   // these cores: the cost model scales layers with fewer tasks from it.
   m.coresPerNode = std::max(1u, std::thread::hardware_concurrency());

@@ -2,6 +2,7 @@
 
 #include "hd/CostModel/CostModel.h"
 #include "hd/CostModel/ProfileDB.h"
+#include "hdrt/mpi/GradientSync.h"
 
 #include "../Common/LayerFixtures.h"
 
@@ -31,6 +32,36 @@ TEST(CostModel, RingAllReduceFormula) {
                   2 * (r - 1) * 10e-3,
               1e-9);
   EXPECT_EQ(model.allReduceMs(bytes, {3}, 1), 0);
+}
+
+TEST(CostModel, MeasuredAllReduceCurve) {
+  Machine m = machine();
+  m.latencyUs = 2;
+  m.allReduceCurve = {{1 << 20, 1.0}, {4 << 20, 2.0}, {64 << 20, 4.0}};
+  CostModel model(m);
+  // At a measured size, its rate; between two, interpolated in log(bytes)
+  // (16 MiB is halfway from 4 to 64 MiB); outside, the nearest.
+  EXPECT_DOUBLE_EQ(model.curveGbps(4 << 20), 2.0);
+  EXPECT_DOUBLE_EQ(model.curveGbps(16 << 20), 3.0);
+  EXPECT_DOUBLE_EQ(model.curveGbps(1 << 10), 1.0);
+  EXPECT_DOUBLE_EQ(model.curveGbps(1e12), 4.0);
+  // Two ranks: half the ring's steps, one latency each way.
+  double big = 16 << 20;
+  EXPECT_NEAR(model.allReduceMs(big, {0, 1}, 1),
+              1.0 * big / (3.0 * 1e6) + 2 * 2e-3, 1e-12);
+  // Under the bucket size, the bucket's rate and a share of its latency:
+  // a gradient a quarter of a bucket costs a quarter of one.
+  double bucket = CostModel::kGradientBucketBytes;
+  EXPECT_NEAR(model.allReduceMs(bucket / 4, {0, 1}, 1),
+              model.allReduceMs(bucket, {0, 1}, 1) / 4, 1e-12);
+  // Across nodes the curve (one node's measurement) does not apply.
+  EXPECT_NEAR(model.allReduceMs(big, {0, 4}, 1),
+              1.0 * big / (12.5 * 1e6) + 2 * 2e-3, 1e-9);
+}
+
+TEST(CostModel, BucketMatchesTheRuntime) {
+  EXPECT_EQ(CostModel::kGradientBucketBytes,
+            double(hdrt::mpi::GradientSync::kBucketBytes));
 }
 
 TEST(CostModel, DataParallelSyncsModelParallelDoesNot) {

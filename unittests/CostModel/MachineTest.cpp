@@ -53,6 +53,33 @@ TEST(Machine, CoresPerNodeIsOptionalAndRoundTrips) {
   EXPECT_EQ(parseMachine(machineToJSON(*m), "x")->coresPerNode, 2);
 }
 
+TEST(Machine, AllReduceCurveParsesAndRoundTrips) {
+  std::string curved = valid;
+  curved.replace(curved.find("\"latency_us\": 3"), 15,
+                 "\"latency_us\": 3, \"allreduce_curve\": [[1048576, 1.5], "
+                 "[16777216, 3.0]]");
+  llvm::Expected<Machine> m = parseMachine(curved, "m.json");
+  ASSERT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());
+  ASSERT_EQ(m->allReduceCurve.size(), 2u);
+  EXPECT_EQ(m->allReduceCurve[1].first, 16777216);
+  EXPECT_EQ(m->allReduceCurve[1].second, 3.0);
+  llvm::Expected<Machine> again = parseMachine(machineToJSON(*m), "x");
+  ASSERT_TRUE(static_cast<bool>(again));
+  EXPECT_EQ(again->allReduceCurve, m->allReduceCurve);
+  EXPECT_TRUE(parseMachine(valid, "m.json")->allReduceCurve.empty());
+  // Not ascending, not positive, not pairs, empty: each refused.
+  for (const char *bad : {"[[2, 1], [1, 1]]", "[[1, 0]]", "[[1, 1, 1]]", "[]",
+                          "[[-4, 1]]", "3"}) {
+    std::string t = valid;
+    t.replace(t.find("\"latency_us\": 3"), 15,
+              std::string("\"latency_us\": 3, \"allreduce_curve\": ") + bad);
+    EXPECT_EQ(errorOf(t), "m.json: field 'allreduce_curve' must be a "
+                          "non-empty list of [bytes, GB/s] pairs, bytes "
+                          "ascending, both positive")
+        << bad;
+  }
+}
+
 TEST(Machine, ErrorsNameTheField) {
   std::string s = valid;
   auto with = [&](const std::string &from, const std::string &to) {

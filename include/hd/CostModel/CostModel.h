@@ -70,8 +70,15 @@ public:
   double transferLowerBoundMs(const std::vector<double> &bytes,
                               int64_t holders) const;
 
+  /// The runtime sums gradients smaller than this in shared buckets
+  /// (hdrt/mpi/GradientSync.h, kBucketBytes).
+  static constexpr double kGradientBucketBytes = 4 << 20;
+  /// The measured all-reduce bandwidth at `bytes` (Machine::allReduceCurve).
+  double curveGbps(double bytes) const;
   /// Ring all-reduce of `bytes` over `devices`, with `sharing` rings
-  /// crossing each network interface at once.
+  /// crossing each network interface at once; where the machine has a
+  /// measured curve, its rate at that size (a gradient under the bucket
+  /// size: the bucket's).
   double allReduceMs(double bytes, const std::vector<int64_t> &devices,
                      int64_t sharing) const;
 

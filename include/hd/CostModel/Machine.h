@@ -42,6 +42,11 @@ struct Machine {
   /// MPI or NCCL algorithm, not necessarily a ring over the links); 0 models
   /// a ring over the links.
   double allReduceGbps = 0;
+  /// The same measured at several sizes: (bytes, GB/s), bytes ascending.
+  /// Where given it replaces allReduceGbps, interpolated in log(bytes),
+  /// and gradients below the runtime's bucket (CostModel.h) are summed in
+  /// buckets: they pay the bucket's rate and share its latency.
+  std::vector<std::pair<double, double>> allReduceCurve;
   /// Hosts whose devices are processes sharing cores (CPU machines that
   /// hd-profile calibrate describes): the cores of one node. Layer times
   /// are then taken as measured with every process of the node busy, and a

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hdrt {
@@ -82,7 +83,10 @@ struct LinkProfile {
   double p2pGbps = 0;        // sent bytes per second of the runtime's
                              // exchange, data out of cache
   double allReduceGbps = 0;  // bus bandwidth of the runtime's gradient
-                             // all-reduce, data out of cache
+                             // all-reduce, data out of cache, on 16 MiB
+  /// The same at sizes from 256 KiB to 256 MiB: (bytes, GB/s), ascending.
+  /// MPI libraries change algorithms with the size, and the rate with them.
+  std::vector<std::pair<double, double>> allReduceCurve;
   std::string error;
 };
 
