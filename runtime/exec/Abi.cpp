@@ -13,9 +13,12 @@
 #include "hdrt/LayerTable.h"
 #include "hdrt/hdrt.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
+#include <thread>
 
 using namespace hdrt::exec;
 
@@ -23,6 +26,35 @@ namespace {
 
 std::unique_ptr<Program> program;
 int worldRank = 0;
+
+/// The MPI thread level to ask for: a second thread for the gradient sums
+/// (--overlap-sync) needs MPI_THREAD_MULTIPLE, which makes every MPI call
+/// a little dearer, so ask for it only where the sums may use it. Read
+/// before MPI starts: the flag from argv (parseOptions checks it later),
+/// the ranks sharing this host from the launcher's environment.
+int threadLevel(int argc, char **argv) {
+  std::string mode = "auto";
+  const std::string flag = "--overlap-sync";
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == flag && i + 1 < argc)
+      mode = argv[i + 1];
+    else if (arg.rfind(flag + "=", 0) == 0)
+      mode = arg.substr(flag.size() + 1);
+  }
+  if (mode != "auto")
+    return mode == "off" ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE;
+  // Auto uses the thread where a rank has two cores or more
+  // (makeCpuDevice); unknown local ranks: ask, to be able to.
+  for (const char *name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char *local = std::getenv(name)) {
+      unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+      int ranks = std::max(1, std::atoi(local));
+      return cores / unsigned(ranks) >= 2 ? MPI_THREAD_MULTIPLE
+                                           : MPI_THREAD_FUNNELED;
+    }
+  return MPI_THREAD_MULTIPLE;
+}
 
 [[noreturn]] void collectiveExit(const std::string &message) {
   if (worldRank == 0)
@@ -70,10 +102,8 @@ extern "C" {
 void hdrt_init(int32_t argc, void *argv, int64_t devices, void *modelName,
                void *modelHash, int64_t tables) {
   int provided = 0;
-  // A second thread sums gradients beside the backward pass
-  // (hdrt/mpi/GradientSync.h).
   MPI_Init_thread(&argc, reinterpret_cast<char ***>(&argv),
-                  MPI_THREAD_MULTIPLE, &provided);
+                  threadLevel(argc, static_cast<char **>(argv)), &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
   // The layer descriptors and calls of a program compiled with other tables
   // would be misread: refuse it before reading any.
