@@ -82,14 +82,12 @@ def hd_kind(span):
         return cat
     layer, _, phase = name.rpartition(" ")
     kind = re.sub(r"_\d+$", "", layer.rsplit("/", 1)[-1])
+    if phase == "update" or kind == "Add":
+        return "Add and optimizer"
     if kind in ("MaxPool", "AveragePool", "GlobalAveragePool"):
         kind = "MaxPool/AveragePool"
     if kind == "Gemm":  # PyTorch's profile does not tell its passes apart
         return "Gemm"
-    if phase == "update":
-        return "Add and optimizer"
-    if kind == "Add":
-        return "Add and optimizer"
     return kind + " " + phase
 
 
