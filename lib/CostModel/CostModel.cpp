@@ -253,9 +253,9 @@ TransferCost CostModel::transferCost(const ProducerGrid &producer,
     port = std::max({port, loads.devOut[d], loads.devIn[d]});
   for (size_t n = 0; n < loads.nicOut.size(); ++n)
     nic = std::max({nic, loads.nicOut[n], loads.nicIn[n]});
-  double worst =
-      std::max({ms(loads.maxPairBytes, machine.intraNodeGbps),
-                ms(port, machine.deviceGbps), ms(nic, machine.interNodeGbps)});
+  double worst = std::max({ms(loads.maxPairBytes, machine.intraNodeGbps),
+                           ms(port, machine.deviceGbps),
+                           ms(nic, machine.interNodeGbps)});
   int64_t messages =
       std::max(*std::max_element(loads.msgsOut.begin(), loads.msgsOut.end()),
                *std::max_element(loads.msgsIn.begin(), loads.msgsIn.end()));
@@ -283,11 +283,10 @@ double CostModel::transferLowerBoundMs(const std::vector<double> &bytes,
         // Some partners share t's node. With none elsewhere (node 0) all
         // goes over t's port; otherwise t's port and its node's network
         // interface share it, and the busier takes at least this long.
-        worst =
-            std::max(worst, first == 0 ? ms(bytes[t], machine.deviceGbps)
-                                       : bytes[t] / ((machine.deviceGbps +
-                                                      machine.interNodeGbps) *
-                                                     1e6));
+        worst = std::max(worst, first == 0 ? ms(bytes[t], machine.deviceGbps)
+                                           : bytes[t] / ((machine.deviceGbps +
+                                                          machine.interNodeGbps) *
+                                                         1e6));
     }
     // A node without partners moves everything over its network interface.
     if (first >= holders)
@@ -356,7 +355,8 @@ int64_t CostModel::layerMemoryBytes(const Layer &layer,
 }
 
 int64_t CostModel::inputCopyBytes(const ProducerGrid &producer,
-                                  const ConsumerTiles &tiles, bool onlyReader) {
+                                  const ConsumerTiles &tiles,
+                                  bool onlyReader) {
   int copies = inputCopies(&producer, tiles, onlyReader);
   int64_t most = 0;
   for (const TileBox &box : tiles.boxes)
@@ -389,8 +389,8 @@ StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
       std::optional<ProducerGrid> grid;
       if (p >= 0)
         grid = producerGrid(graph.layers[p].shape, strategy[p]);
-      int copies = inputCopies(grid ? &*grid : nullptr, tiles,
-                               p >= 0 && consumers[p] == 1);
+      int copies =
+          inputCopies(grid ? &*grid : nullptr, tiles, p >= 0 && consumers[p] == 1);
       for (int64_t t = 0; t < config.tasks(); ++t)
         inputBytes[t] +=
             copies * int64_t(kBytesPerElement) * tiles.boxes[t].volume();

@@ -80,9 +80,10 @@ Machine cpuHost() {
 }
 
 Error fieldError(StringRef origin, StringRef field, const Twine &why) {
-  return createStringError(
-      inconvertibleErrorCode(),
-      formatv("{0}: field '{1}' {2}", origin, field, why.str()).str());
+  return createStringError(inconvertibleErrorCode(),
+                           formatv("{0}: field '{1}' {2}", origin, field,
+                                   why.str())
+                               .str());
 }
 
 struct FieldSpec {
@@ -153,9 +154,9 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
           hint = f.str();
         }
       return fieldError(origin, key,
-                        hint.empty()
-                            ? "is unknown"
-                            : "is unknown; did you mean '" + hint + "'?");
+                        hint.empty() ? "is unknown"
+                                     : "is unknown; did you mean '" + hint +
+                                           "'?");
     }
   }
 

@@ -33,17 +33,20 @@ int worldRank = 0;
 /// before MPI starts: the flag from argv (parseOptions checks it later),
 /// the ranks sharing this host from the launcher's environment.
 int threadLevel(int argc, char **argv) {
-  std::string mode = "auto";
+  using Overlap = hdrt::DeviceOptions::SyncOverlap;
+  std::string value = "auto";
   const std::string flag = "--overlap-sync";
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == flag && i + 1 < argc)
-      mode = argv[i + 1];
+      value = argv[i + 1];
     else if (arg.rfind(flag + "=", 0) == 0)
-      mode = arg.substr(flag.size() + 1);
+      value = arg.substr(flag.size() + 1);
   }
-  if (mode != "auto")
-    return mode == "off" ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE;
+  // A bad value: parseOptions refuses it after MPI starts.
+  Overlap mode = parseSyncOverlap(value).value_or(Overlap::Auto);
+  if (mode != Overlap::Auto)
+    return mode == Overlap::Off ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE;
   // Auto uses the thread where a rank has two cores or more
   // (makeCpuDevice); unknown local ranks: ask, to be able to.
   for (const char *name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})

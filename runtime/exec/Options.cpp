@@ -269,16 +269,13 @@ const std::vector<Flag> &flags() {
        "more)",
        [](const std::string &flag, const std::string &value, Options &o,
           std::string &error) {
-         using Overlap = DeviceOptions::SyncOverlap;
-         if (value == "auto")
-           o.device.overlapSync = Overlap::Auto;
-         else if (value == "on")
-           o.device.overlapSync = Overlap::On;
-         else if (value == "off")
-           o.device.overlapSync = Overlap::Off;
-         else
+         std::optional<DeviceOptions::SyncOverlap> mode =
+             parseSyncOverlap(value);
+         if (!mode)
            error = flag + " takes on, off or auto, not '" + value + "'";
-         return error.empty();
+         else
+           o.device.overlapSync = *mode;
+         return mode.has_value();
        }},
       {"--no-tf32", nullptr,
        "GPU: full fp32 convolutions (TF32 tensor cores are allowed by "
@@ -291,6 +288,22 @@ const std::vector<Flag> &flags() {
   };
   return table;
 }
+
+} // namespace
+
+std::optional<DeviceOptions::SyncOverlap>
+parseSyncOverlap(const std::string &mode) {
+  using Overlap = DeviceOptions::SyncOverlap;
+  if (mode == "auto")
+    return Overlap::Auto;
+  if (mode == "on")
+    return Overlap::On;
+  if (mode == "off")
+    return Overlap::Off;
+  return std::nullopt;
+}
+
+namespace {
 
 /// Checks between flags, once all are read.
 bool consistent(const Options &o, std::string &error) {

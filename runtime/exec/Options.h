@@ -6,6 +6,7 @@
 #include "hdrt/Device.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,10 @@ bool parseOptions(int argc, char **argv, Options &options, bool &help,
 
 /// The usage text, naming the program.
 std::string usage(const char *program);
+
+/// The mode `--overlap-sync` names (on, off, auto); nullopt for another.
+std::optional<DeviceOptions::SyncOverlap> parseSyncOverlap(
+    const std::string &mode);
 
 } // namespace hdrt::exec
 
