@@ -6,7 +6,8 @@
 // layouts oneDNN's fast kernels want (nChw8c, ...): on plain layouts it
 // falls back to gemm and reference kernels up to 100x slower (a 1x1
 // convolution's backward-weights at 0.5 GFLOP/s), so arguments are
-// reordered in and out, which costs a copy.
+// reordered in and out, which costs a copy. Each primitive is made once per
+// shape and kept (`made`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +17,9 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdlib>
+#include <map>
 #include <new>
+#include <vector>
 
 namespace hdrt::cpu {
 
@@ -90,6 +93,46 @@ void run(const dnnl::primitive &p, const dnnl::primitive_desc_base &pd,
   args.insert({DNNL_ARG_SCRATCHPAD, scratch(kScratchpad, pd.scratchpad_desc())});
   p.execute(stream(), args);
   stream().wait();
+}
+
+/// What shapes a call: the pass's every size, stride, pad and flag.
+using Key = std::vector<int64_t>;
+
+/// A primitive with its descriptor.
+template <typename Primitive> struct Made {
+  typename Primitive::primitive_desc pd;
+  Primitive primitive;
+};
+
+/// The primitive for `key`, made by `makePd` on the first call with that
+/// key and kept: a layer's tile has the same shape every step, and making a
+/// descriptor (oneDNN tries its implementations in turn) costs more than a
+/// small layer's kernel.
+template <typename Primitive, typename MakePd>
+const Made<Primitive> &made(const Key &key, MakePd makePd) {
+  thread_local std::map<Key, Made<Primitive>> cache;
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    typename Primitive::primitive_desc pd = makePd();
+    it = cache.emplace(key, Made<Primitive>{pd, Primitive(pd)}).first;
+  }
+  return it->second;
+}
+
+Key convKey(const Conv2dShape &s, bool bias) {
+  const Window2d &w = s.window;
+  return {w.n,         w.c,        w.h,         w.w,         w.kh,
+          w.kw,        w.strideH,  w.strideW,   w.padTop,    w.padLeft,
+          w.padBottom, w.padRight, w.dilationH, w.dilationW, s.outChannels,
+          s.groups,    bias};
+}
+
+Key poolKey(const Pool2dShape &s) {
+  const Window2d &w = s.window;
+  return {w.n,         w.c,         w.h,         w.w,
+          w.kh,        w.kw,        w.strideH,   w.strideW,
+          w.padTop,    w.padLeft,   w.padBottom, w.padRight,
+          w.dilationH, w.dilationW, s.max,       s.countIncludePad};
 }
 
 /// An input argument in the layout `want` the primitive chose: the caller's
@@ -222,66 +265,38 @@ dnnl::eltwise_forward::primitive_desc reluForwardPd(const memory::desc &d) {
       attr(), engine());
 }
 
-/// Forward of a layer with weights and an optional bias (convolution,
-/// fully-connected): the same arguments whatever the primitive.
-template <typename Primitive, typename Descs>
-void runWeightedForward(const Descs &d, const typename Primitive::primitive_desc &pd,
-                        const float *in, const float *weight,
-                        const float *bias, float *out) {
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, view(d.src, in)},
-      {DNNL_ARG_WEIGHTS, view(d.weights, weight)},
-      {DNNL_ARG_DST, view(d.dst, out)}};
-  if (bias)
-    args.insert({DNNL_ARG_BIAS, view(d.bias, bias)});
-  run(Primitive(pd), pd, args);
-}
-
-/// Backward-weights of such a layer; `dBias` may be null.
-template <typename Primitive, typename Descs>
-void runWeightedBackwardWeights(const Descs &d,
-                                const typename Primitive::primitive_desc &pd,
-                                const float *in, const float *dOut,
-                                float *dWeight, float *dBias) {
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, view(d.src, in)},
-      {DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
-      {DNNL_ARG_DIFF_WEIGHTS, view(d.weights, dWeight)}};
-  if (dBias)
-    args.insert({DNNL_ARG_DIFF_BIAS, view(d.bias, dBias)});
-  run(Primitive(pd), pd, args);
-}
-
 } // namespace
 
 void conv2dForward(const Conv2dShape &s, const float *in, const float *weight,
                    const float *bias, float *out) {
   ConvDescs d(s);
-  auto pd = d.forward(bias != nullptr);
-  Output dst(pd.dst_desc(), d.dst, out);
+  const auto &m = made<dnnl::convolution_forward>(
+      convKey(s, bias), [&] { return d.forward(bias != nullptr); });
+  Output dst(m.pd.dst_desc(), d.dst, out);
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in, kIn0)},
-      {DNNL_ARG_WEIGHTS, input(pd.weights_desc(), d.weights, weight, kIn1)},
+      {DNNL_ARG_SRC, input(m.pd.src_desc(), d.src, in, kIn0)},
+      {DNNL_ARG_WEIGHTS, input(m.pd.weights_desc(), d.weights, weight, kIn1)},
       {DNNL_ARG_DST, dst.arg}};
   if (bias)
     args.insert({DNNL_ARG_BIAS, view(d.bias, bias)});
-  run(dnnl::convolution_forward(pd), pd, args);
+  run(m.primitive, m.pd, args);
   dst.finish();
 }
 
 void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
                         const float *weight, float *dIn) {
   ConvDescs d(s);
-  dnnl::convolution_backward_data::primitive_desc pd(
-      dnnl::convolution_backward_data::desc(algorithm::convolution_direct,
-                                            d.anySrc, d.anyWeights, d.anyDst,
-                                            d.strides, d.dilation, d.padL,
-                                            d.padR),
-      attr(), engine(), d.forward(false));
-  Output diffSrc(pd.diff_src_desc(), d.src, dIn);
-  run(dnnl::convolution_backward_data(pd), pd,
-      {{DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut, kIn0)},
-       {DNNL_ARG_WEIGHTS, input(pd.weights_desc(), d.weights, weight, kIn1)},
+  const auto &m = made<dnnl::convolution_backward_data>(convKey(s, false), [&] {
+    return dnnl::convolution_backward_data::primitive_desc(
+        dnnl::convolution_backward_data::desc(
+            algorithm::convolution_direct, d.anySrc, d.anyWeights, d.anyDst,
+            d.strides, d.dilation, d.padL, d.padR),
+        attr(), engine(), d.forward(false));
+  });
+  Output diffSrc(m.pd.diff_src_desc(), d.src, dIn);
+  run(m.primitive, m.pd,
+      {{DNNL_ARG_DIFF_DST, input(m.pd.diff_dst_desc(), d.dst, dOut, kIn0)},
+       {DNNL_ARG_WEIGHTS, input(m.pd.weights_desc(), d.weights, weight, kIn1)},
        {DNNL_ARG_DIFF_SRC, diffSrc.arg}});
   diffSrc.finish();
 }
@@ -289,64 +304,80 @@ void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
 void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
                            const float *dOut, float *dWeight, float *dBias) {
   ConvDescs d(s);
-  auto desc = dBias ? dnnl::convolution_backward_weights::desc(
-                          algorithm::convolution_direct, d.anySrc,
-                          d.anyWeights, d.bias, d.anyDst, d.strides,
-                          d.dilation, d.padL, d.padR)
-                    : dnnl::convolution_backward_weights::desc(
-                          algorithm::convolution_direct, d.anySrc,
-                          d.anyWeights, d.anyDst, d.strides, d.dilation,
-                          d.padL, d.padR);
-  dnnl::convolution_backward_weights::primitive_desc pd(
-      desc, attr(), engine(), d.forward(dBias != nullptr));
-  Output diffWeights(pd.diff_weights_desc(), d.weights, dWeight);
+  bool withBias = dBias != nullptr;
+  const auto &m =
+      made<dnnl::convolution_backward_weights>(convKey(s, withBias), [&] {
+        auto desc =
+            withBias
+                ? dnnl::convolution_backward_weights::desc(
+                      algorithm::convolution_direct, d.anySrc, d.anyWeights,
+                      d.bias, d.anyDst, d.strides, d.dilation, d.padL, d.padR)
+                : dnnl::convolution_backward_weights::desc(
+                      algorithm::convolution_direct, d.anySrc, d.anyWeights,
+                      d.anyDst, d.strides, d.dilation, d.padL, d.padR);
+        return dnnl::convolution_backward_weights::primitive_desc(
+            desc, attr(), engine(), d.forward(withBias));
+      });
+  Output diffWeights(m.pd.diff_weights_desc(), d.weights, dWeight);
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in, kIn0)},
-      {DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut, kIn1)},
+      {DNNL_ARG_SRC, input(m.pd.src_desc(), d.src, in, kIn0)},
+      {DNNL_ARG_DIFF_DST, input(m.pd.diff_dst_desc(), d.dst, dOut, kIn1)},
       {DNNL_ARG_DIFF_WEIGHTS, diffWeights.arg}};
   if (dBias)
     args.insert({DNNL_ARG_DIFF_BIAS, view(d.bias, dBias)});
-  run(dnnl::convolution_backward_weights(pd), pd, args);
+  run(m.primitive, m.pd, args);
   diffWeights.finish();
 }
 
+namespace {
+
+const Made<dnnl::pooling_forward> &poolForward(const Pool2dShape &s,
+                                               const PoolDescs &d) {
+  return made<dnnl::pooling_forward>(poolKey(s), [&] { return d.forward(); });
+}
+
+} // namespace
+
 void pool2dForward(const Pool2dShape &s, const float *in, float *out) {
   PoolDescs d(s);
-  auto pd = d.forward();
-  Output dst(pd.dst_desc(), d.dst, out);
+  const auto &m = poolForward(s, d);
+  Output dst(m.pd.dst_desc(), d.dst, out);
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, input(pd.src_desc(), d.src, in, kIn0)},
+      {DNNL_ARG_SRC, input(m.pd.src_desc(), d.src, in, kIn0)},
       {DNNL_ARG_DST, dst.arg}};
   // Training-mode max pooling wants a workspace even when unused later.
   if (s.max)
-    args.insert({DNNL_ARG_WORKSPACE, scratch(kWorkspace, pd.workspace_desc())});
-  run(dnnl::pooling_forward(pd), pd, args);
+    args.insert(
+        {DNNL_ARG_WORKSPACE, scratch(kWorkspace, m.pd.workspace_desc())});
+  run(m.primitive, m.pd, args);
   dst.finish();
 }
 
 void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
                     float *dIn) {
   PoolDescs d(s);
-  auto fwd = d.forward();
-  dnnl::pooling_backward::primitive_desc pd(
-      dnnl::pooling_backward::desc(d.alg, d.blockedSrc, d.blockedDst,
-                                   d.strides, d.kernel, d.padL, d.padR),
-      attr(), engine(), fwd);
-  Output diffSrc(pd.diff_src_desc(), d.src, dIn);
+  const auto &fwd = poolForward(s, d);
+  const auto &m = made<dnnl::pooling_backward>(poolKey(s), [&] {
+    return dnnl::pooling_backward::primitive_desc(
+        dnnl::pooling_backward::desc(d.alg, d.blockedSrc, d.blockedDst,
+                                     d.strides, d.kernel, d.padL, d.padR),
+        attr(), engine(), fwd.pd);
+  });
+  Output diffSrc(m.pd.diff_src_desc(), d.src, dIn);
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, dOut, kIn0)},
+      {DNNL_ARG_DIFF_DST, input(m.pd.diff_dst_desc(), d.dst, dOut, kIn0)},
       {DNNL_ARG_DIFF_SRC, diffSrc.arg}};
   if (s.max) {
     // Max pooling's backward needs the forward's argmax: run it again into
     // a scratch output rather than keep a workspace per layer.
-    memory workspace = scratch(kWorkspace, fwd.workspace_desc());
-    run(dnnl::pooling_forward(fwd), fwd,
-        {{DNNL_ARG_SRC, input(fwd.src_desc(), d.src, in, kIn1)},
-         {DNNL_ARG_DST, scratch(kExtra, fwd.dst_desc())},
+    memory workspace = scratch(kWorkspace, fwd.pd.workspace_desc());
+    run(fwd.primitive, fwd.pd,
+        {{DNNL_ARG_SRC, input(fwd.pd.src_desc(), d.src, in, kIn1)},
+         {DNNL_ARG_DST, scratch(kExtra, fwd.pd.dst_desc())},
          {DNNL_ARG_WORKSPACE, workspace}});
     args.insert({DNNL_ARG_WORKSPACE, workspace});
   }
-  run(dnnl::pooling_backward(pd), pd, args);
+  run(m.primitive, m.pd, args);
   diffSrc.finish();
 }
 
@@ -354,17 +385,28 @@ void linearForward(int64_t n, int64_t features, int64_t outFeatures,
                    const float *in, const float *weight, const float *bias,
                    float *out) {
   LinearDescs d(n, features, outFeatures);
-  runWeightedForward<dnnl::inner_product_forward>(
-      d, d.forward(bias != nullptr), in, weight, bias, out);
+  const auto &m = made<dnnl::inner_product_forward>(
+      {n, features, outFeatures, bias != nullptr},
+      [&] { return d.forward(bias != nullptr); });
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, view(d.src, in)},
+      {DNNL_ARG_WEIGHTS, view(d.weights, weight)},
+      {DNNL_ARG_DST, view(d.dst, out)}};
+  if (bias)
+    args.insert({DNNL_ARG_BIAS, view(d.bias, bias)});
+  run(m.primitive, m.pd, args);
 }
 
 void linearBackwardData(int64_t n, int64_t features, int64_t outFeatures,
                         const float *dOut, const float *weight, float *dIn) {
   LinearDescs d(n, features, outFeatures);
-  dnnl::inner_product_backward_data::primitive_desc pd(
-      dnnl::inner_product_backward_data::desc(d.src, d.weights, d.dst),
-      attr(), engine(), d.forward(false));
-  run(dnnl::inner_product_backward_data(pd), pd,
+  const auto &m =
+      made<dnnl::inner_product_backward_data>({n, features, outFeatures}, [&] {
+        return dnnl::inner_product_backward_data::primitive_desc(
+            dnnl::inner_product_backward_data::desc(d.src, d.weights, d.dst),
+            attr(), engine(), d.forward(false));
+      });
+  run(m.primitive, m.pd,
       {{DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
        {DNNL_ARG_WEIGHTS, view(d.weights, weight)},
        {DNNL_ARG_DIFF_SRC, view(d.src, dIn)}});
@@ -374,14 +416,23 @@ void linearBackwardWeights(int64_t n, int64_t features, int64_t outFeatures,
                            const float *in, const float *dOut, float *dWeight,
                            float *dBias) {
   LinearDescs d(n, features, outFeatures);
-  auto desc = dBias ? dnnl::inner_product_backward_weights::desc(
-                          d.src, d.weights, d.bias, d.dst)
-                    : dnnl::inner_product_backward_weights::desc(
-                          d.src, d.weights, d.dst);
-  runWeightedBackwardWeights<dnnl::inner_product_backward_weights>(
-      d, {desc, attr(), engine(), d.forward(dBias != nullptr)}, in, dOut,
-      dWeight,
-      dBias);
+  bool withBias = dBias != nullptr;
+  const auto &m = made<dnnl::inner_product_backward_weights>(
+      {n, features, outFeatures, withBias}, [&] {
+        auto desc = withBias ? dnnl::inner_product_backward_weights::desc(
+                                   d.src, d.weights, d.bias, d.dst)
+                             : dnnl::inner_product_backward_weights::desc(
+                                   d.src, d.weights, d.dst);
+        return dnnl::inner_product_backward_weights::primitive_desc(
+            desc, attr(), engine(), d.forward(withBias));
+      });
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, view(d.src, in)},
+      {DNNL_ARG_DIFF_DST, view(d.dst, dOut)},
+      {DNNL_ARG_DIFF_WEIGHTS, view(d.weights, dWeight)}};
+  if (dBias)
+    args.insert({DNNL_ARG_DIFF_BIAS, view(d.bias, dBias)});
+  run(m.primitive, m.pd, args);
 }
 
 void reluForward(int64_t count, const float *in, float *out) {
@@ -397,10 +448,12 @@ void reluForward(int64_t count, const float *in, float *out) {
 void reluBackward(int64_t count, const float *in, const float *dOut,
                   float *dIn) {
   memory::desc d = desc({count}, tag::x);
-  dnnl::eltwise_backward::primitive_desc pd(
-      dnnl::eltwise_backward::desc(algorithm::eltwise_relu, d, d, 0.f, 0.f),
-      attr(), engine(), reluForwardPd(d));
-  run(dnnl::eltwise_backward(pd), pd,
+  const auto &m = made<dnnl::eltwise_backward>({count}, [&] {
+    return dnnl::eltwise_backward::primitive_desc(
+        dnnl::eltwise_backward::desc(algorithm::eltwise_relu, d, d, 0.f, 0.f),
+        attr(), engine(), reluForwardPd(d));
+  });
+  run(m.primitive, m.pd,
       {{DNNL_ARG_SRC, view(d, in)},
        {DNNL_ARG_DIFF_DST, view(d, dOut)},
        {DNNL_ARG_DIFF_SRC, view(d, dIn)}});

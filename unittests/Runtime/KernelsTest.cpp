@@ -84,41 +84,93 @@ std::vector<Conv2dShape> convShapes() {
 
 } // namespace
 
-TEST(Kernels, ConvolutionMatchesDirectLoops) {
-  std::mt19937 rng(1);
-  for (const Conv2dShape &s : convShapes()) {
-    const Window2d &w = s.window;
-    size_t inSize = w.n * w.c * w.h * w.w;
-    size_t outSize = w.n * s.outChannels * w.outH() * w.outW();
-    size_t wSize = s.outChannels * (w.c / s.groups) * w.kh * w.kw;
-    auto in = randomBuffer(inSize, rng), weight = randomBuffer(wSize, rng);
-    auto bias = randomBuffer(s.outChannels, rng);
-    auto dOut = randomBuffer(outSize, rng);
+namespace {
 
-    std::vector<float> out(outSize), wantOut(outSize);
+/// Every pass of convolution `s` against the direct loops; without a bias
+/// when `withBias` is false.
+void expectConvolutionMatches(const Conv2dShape &s, std::mt19937 &rng,
+                              bool withBias = true) {
+  const Window2d &w = s.window;
+  size_t inSize = w.n * w.c * w.h * w.w;
+  size_t outSize = w.n * s.outChannels * w.outH() * w.outW();
+  size_t wSize = s.outChannels * (w.c / s.groups) * w.kh * w.kw;
+  auto in = randomBuffer(inSize, rng), weight = randomBuffer(wSize, rng);
+  auto bias = randomBuffer(s.outChannels, rng);
+  auto dOut = randomBuffer(outSize, rng);
+
+  std::vector<float> out(outSize), wantOut(outSize, 0);
+  if (withBias)
     for (size_t i = 0; i < outSize; ++i)
       wantOut[i] = bias[(i / (w.outH() * w.outW())) % s.outChannels];
-    std::vector<float> wantDIn(inSize, 0), wantDW(wSize, 0),
-        wantDB(s.outChannels, 0);
-    forEachTap(s, [&](int64_t n, int64_t k, int64_t y, int64_t x, int64_t c,
-                      int64_t i, int64_t j, int64_t ii) {
-      int64_t o = outIndex(s, n, k, y, x), wi = weightIndex(s, k, c, i, j);
-      wantOut[o] += in[ii] * weight[wi];
-      wantDIn[ii] += dOut[o] * weight[wi];
-      wantDW[wi] += dOut[o] * in[ii];
-    });
-    for (size_t i = 0; i < outSize; ++i)
-      wantDB[(i / (w.outH() * w.outW())) % s.outChannels] += dOut[i];
+  std::vector<float> wantDIn(inSize, 0), wantDW(wSize, 0),
+      wantDB(s.outChannels, 0);
+  forEachTap(s, [&](int64_t n, int64_t k, int64_t y, int64_t x, int64_t c,
+                    int64_t i, int64_t j, int64_t ii) {
+    int64_t o = outIndex(s, n, k, y, x), wi = weightIndex(s, k, c, i, j);
+    wantOut[o] += in[ii] * weight[wi];
+    wantDIn[ii] += dOut[o] * weight[wi];
+    wantDW[wi] += dOut[o] * in[ii];
+  });
+  for (size_t i = 0; i < outSize; ++i)
+    wantDB[(i / (w.outH() * w.outW())) % s.outChannels] += dOut[i];
 
-    conv2dForward(s, in.data(), weight.data(), bias.data(), out.data());
-    expectClose(out, wantOut, "forward");
-    std::vector<float> dIn(inSize), dW(wSize), dB(s.outChannels);
-    conv2dBackwardData(s, dOut.data(), weight.data(), dIn.data());
-    expectClose(dIn, wantDIn, "backward data");
-    conv2dBackwardWeights(s, in.data(), dOut.data(), dW.data(), dB.data());
-    expectClose(dW, wantDW, "backward weights");
+  conv2dForward(s, in.data(), weight.data(), withBias ? bias.data() : nullptr,
+                out.data());
+  expectClose(out, wantOut, "forward");
+  std::vector<float> dIn(inSize), dW(wSize), dB(s.outChannels);
+  conv2dBackwardData(s, dOut.data(), weight.data(), dIn.data());
+  expectClose(dIn, wantDIn, "backward data");
+  conv2dBackwardWeights(s, in.data(), dOut.data(), dW.data(),
+                        withBias ? dB.data() : nullptr);
+  expectClose(dW, wantDW, "backward weights");
+  if (withBias)
     expectClose(dB, wantDB, "backward bias");
+}
+
+} // namespace
+
+TEST(Kernels, ConvolutionMatchesDirectLoops) {
+  std::mt19937 rng(1);
+  for (const Conv2dShape &s : convShapes())
+    expectConvolutionMatches(s, rng);
+}
+
+// Primitives are made once per shape and kept: a shape that differs from
+// one already run in any single field, or in having a bias, must get its
+// own, and the first shape must still get its own afterwards.
+TEST(Kernels, KeptPrimitivesTellEveryShapeApart) {
+  std::mt19937 rng(7);
+  const Conv2dShape base{{2, 4, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, 4, 2};
+  // One valid change per field; the last: one input channel per group.
+  std::vector<std::pair<int64_t Conv2dShape::*, int64_t>> shapeFields = {
+      {&Conv2dShape::outChannels, 6}, {&Conv2dShape::groups, 4}};
+  std::vector<std::pair<int64_t Window2d::*, int64_t>> windowFields = {
+      {&Window2d::n, 3},         {&Window2d::c, 8},
+      {&Window2d::h, 10},        {&Window2d::w, 7},
+      {&Window2d::kh, 5},        {&Window2d::kw, 1},
+      {&Window2d::strideH, 2},   {&Window2d::strideW, 2},
+      {&Window2d::padTop, 0},    {&Window2d::padLeft, 2},
+      {&Window2d::padBottom, 0}, {&Window2d::padRight, 0},
+      {&Window2d::dilationH, 2}, {&Window2d::dilationW, 2},
+      {&Window2d::c, 2}};
+  std::vector<Conv2dShape> variants;
+  for (auto [field, value] : shapeFields) {
+    variants.push_back(base);
+    variants.back().*field = value;
   }
+  for (auto [field, value] : windowFields) {
+    variants.push_back(base);
+    variants.back().window.*field = value;
+  }
+  for (const Conv2dShape &v : variants) {
+    SCOPED_TRACE(::testing::Message()
+                 << "variant " << (&v - variants.data()));
+    expectConvolutionMatches(base, rng);
+    expectConvolutionMatches(v, rng);
+    expectConvolutionMatches(v, rng, /*withBias=*/false);
+  }
+  expectConvolutionMatches(base, rng, /*withBias=*/false);
+  expectConvolutionMatches(base, rng);
 }
 
 TEST(Kernels, PoolingMatchesDirectLoops) {
