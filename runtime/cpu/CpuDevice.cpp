@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hdrt/Device.h"
+#include "hdrt/common/Caches.h"
 #include "hdrt/common/Parallel.h"
 #include "hdrt/cpu/Kernels.h"
 #include "hdrt/cpu/TileOps.h"
@@ -19,6 +20,7 @@
 #include <limits>
 #include <omp.h>
 #include <thread>
+#include <unordered_map>
 
 namespace hdrt {
 
@@ -46,12 +48,19 @@ public:
                         std::to_string(bytes) + " bytes");
     std::memset(p, 0, bytes);
     memory_.allocated(bytes);
+    live_[p] = bytes;
     return p;
   }
   void release(void *memory, size_t bytes) override {
-    if (memory)
+    if (memory) {
       memory_.released(bytes);
+      live_.erase(memory);
+    }
     std::free(memory);
+  }
+  void evictFromCaches() override {
+    for (auto [memory, bytes] : live_)
+      flushFromCaches(memory, bytes);
   }
   void upload(void *dst, const void *host, size_t bytes) override {
     std::memcpy(dst, host, bytes);
@@ -335,6 +344,8 @@ public:
 private:
   /// Gradient sums on a thread of their own, beside the backward pass.
   mpi::GradientSync gradients_;
+  /// Every allocation still held, for evictFromCaches.
+  std::unordered_map<void *, size_t> live_;
 };
 
 } // namespace

@@ -13,6 +13,7 @@
 #include "Program.h"
 
 #include "hdrt/Random.h"
+#include "hdrt/common/Caches.h"
 #include "hdrt/hdrt.h"
 
 #include <omp.h>
@@ -218,6 +219,24 @@ void Program::fillForProfile() {
       host[i] = 2.0f * uniform(options_.seed, streamOf(kImages, 1), i) - 1.0f;
     l.grad.upload(host.data());
   }
+}
+
+void Program::warmForProfile(bool backward) {
+  if (!device_->hostAccessible())
+    return;
+  auto touch = [](const float *data, int64_t count) {
+    volatile char sink = touchLines(reinterpret_cast<const char *>(data),
+                                    size_t(count) * sizeof(float));
+    (void)sink;
+  };
+  if (backward) {
+    for (Layer &l : layers_)
+      touch(l.grad.data(), l.grad.size());
+    return;
+  }
+  for (Edge &e : edges_)
+    if (e.hasBox && e.producer < 0 && e.wantsGradient)
+      touch(e.in, e.box.volume());
 }
 
 } // namespace hdrt::exec

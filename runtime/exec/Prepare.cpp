@@ -61,6 +61,11 @@ void Program::prepare() {
   for (Edge &e : edges_)
     if (e.gradAliased && e.consumer->impl->writesWholeInputGradients())
       layers_[e.producer].zeroGrad = false;
+  // A profiled layer has no readers here: its output gradient stands in
+  // for what they wrote.
+  if (profiling_)
+    for (Layer &l : layers_)
+      l.zeroGrad = profileZeroesGradient_;
   openInputs();
   checkExport();
   checkOutputs();

@@ -2,8 +2,10 @@
 
 #include "hdrt/Profile.h"
 
+#include "LayerImpl.h"
 #include "Program.h"
 
+#include "hdrt/common/Caches.h"
 #include "hdrt/hdrt.h"
 #include "hdrt/mpi/Exchange.h"
 
@@ -31,35 +33,23 @@ void profileBarrier() { MPI_Barrier(MPI_COMM_WORLD); }
 
 namespace {
 
-/// Evicts most of the caches: in a training step, other layers ran
-/// since this one last touched its data. Reads only: written lines would
-/// be written back during the timed run.
-void evictCaches() {
-  static std::vector<char> scratch(16 << 20, 1);
-  volatile char sink = 0;
-  char sum = 0;
-  for (size_t i = 0; i < scratch.size(); i += 64)
-    sum += scratch[i];
-  sink = sum;
-  (void)sink;
-}
-
 /// The milliseconds of `body` as a training step sees them: at least
 /// `repeats` runs after a warm-up, continuing until `minSeconds` have
-/// passed (at most 100 runs), each with cold caches; then the mean of the
-/// runs without the fastest and the slowest tenth. A step is a sum over
-/// layers, so it follows each layer's mean, not its median: the jitter of a
-/// shared host leans to the slow side (a time slice lost to a neighbour),
-/// which the median drops. The trimmed tenths drop the rare stalls that
-/// taking the median step drops too.
-template <typename Body>
-double typicalMs(int repeats, double minSeconds, Body body) {
+/// passed (at most 100 runs), each after `prepare` has set the caches as a
+/// step leaves them; then the mean of the runs without the fastest and the
+/// slowest tenth. A step is a sum over layers, so it follows each layer's
+/// mean, not its median: the jitter of a shared host leans to the slow
+/// side (a time slice lost to a neighbour), which the median drops. The
+/// trimmed tenths drop the rare stalls that taking the median step drops
+/// too.
+template <typename Prepare, typename Body>
+double typicalMs(int repeats, double minSeconds, Prepare prepare, Body body) {
   body(); // warm-up: oneDNN builds its kernels on the first call
   std::vector<double> times;
   double start = MPI_Wtime();
   while (int(times.size()) < repeats ||
          (MPI_Wtime() - start < minSeconds && times.size() < 100)) {
-    evictCaches();
+    prepare();
     double t = MPI_Wtime();
     body();
     times.push_back((MPI_Wtime() - t) * 1e3);
@@ -90,6 +80,10 @@ std::shared_ptr<Device> &profilingDevice() {
 std::string profileDevice() { return profilingDevice()->describe(); }
 std::string profileBackend() { return profilingDevice()->backend(); }
 
+bool writesWholeInputGradients(LayerKind kind) {
+  return exec::layerImpl(kind).writesWholeInputGradients();
+}
+
 LayerProfile profileLayer(const LayerProfileRequest &r) {
   LayerProfile result;
   try {
@@ -98,7 +92,7 @@ LayerProfile profileLayer(const LayerProfileRequest &r) {
       tasks *= d;
     exec::Options options;
     Program program(options, tasks, r.name, "profile", profilingDevice());
-    program.enableProfiling();
+    program.enableProfiling(r.zeroOutputGradient);
     program.defineLayer(0, r.layer.kind, r.name,
                         static_cast<int>(r.shape.size()), r.shape.data(),
                         r.degrees.data(), int64_t(r.operands.size()),
@@ -113,20 +107,38 @@ LayerProfile profileLayer(const LayerProfileRequest &r) {
     }
     program.prepare();
     program.fillForProfile();
-    // A step also loads the layer's share of the images and labels and
-    // zeroes its output gradient: part of its forward here.
+    // Each pass finds the layer's memory out of the caches, as in a step
+    // where the other layers ran since it last touched it (flushed: a VM
+    // may keep little of the cache it reports, here 480 MiB, and a cache
+    // that favours lines touched repeatedly keeps a re-run layer's data
+    // through reads of other data; evicting 16 MiB by reading timed
+    // ResNet-50's batch norms at half their in-step time). Only what the
+    // layer's neighbour has just written is read back in.
+    Device &device = *profilingDevice();
+    auto beforeForward = [&] {
+      device.evictFromCaches();
+      program.warmForProfile(/*backward=*/false);
+    };
+    auto beforeBackward = [&] {
+      device.evictFromCaches();
+      program.warmForProfile(/*backward=*/true);
+    };
+    auto beforeUpdate = [&] { device.evictFromCaches(); };
+    // A step also loads the layer's share of the images and labels, and
+    // zeroes its output gradient where its readers add into it: part of its
+    // forward here.
     // Each run ends when the device has finished it.
-    result.fwdMs = typicalMs(r.repeats, r.minSeconds, [&] {
+    result.fwdMs = typicalMs(r.repeats, r.minSeconds, beforeForward, [&] {
       program.stepInputs(0);
       program.forward(0);
       program.fence();
     });
     program.fillForProfile(); // output gradients again, not zeros
-    result.bwdMs = typicalMs(r.repeats, r.minSeconds, [&] {
+    result.bwdMs = typicalMs(r.repeats, r.minSeconds, beforeBackward, [&] {
       program.backward(0);
       program.fence();
     });
-    result.updateMs = typicalMs(r.repeats, r.minSeconds, [&] {
+    result.updateMs = typicalMs(r.repeats, r.minSeconds, beforeUpdate, [&] {
       program.sgdUpdate(0);
       program.fence();
     });

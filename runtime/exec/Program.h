@@ -219,8 +219,11 @@ public:
   /// Profiling (hd-profile): this rank plays task 0, the largest tile, of
   /// every layer, alone: no communicators, no replica checks. Call before
   /// the definitions.
-  void enableProfiling() {
+  /// Profiling one layer, whose output gradient the step's per-step work
+  /// zeroes when `zeroOutputGradient` (its readers add into it).
+  void enableProfiling(bool zeroOutputGradient) {
     profiling_ = true;
+    profileZeroesGradient_ = zeroOutputGradient;
     rank_ = 0;
   }
   /// Profiling: graph-input operands whose gradient backward computes, as
@@ -230,6 +233,11 @@ public:
   void fence() { device_->fence(); }
   /// Profiling: fills inputs and output gradients with numbers.
   void fillForProfile();
+  /// Profiling, after the device's evictFromCaches: brings back into the
+  /// caches what a neighbour layer has just written when a step reaches
+  /// this one: the operands standing in for producers' outputs before
+  /// forward, the output gradients (the consumers') before backward.
+  void warmForProfile(bool backward);
   /// The per-step work around the layers: this step's images and labels
   /// where graph inputs are read, output gradients zeroed.
   void stepInputs(int64_t step);
@@ -294,7 +302,7 @@ private:
   std::string modelName_, modelHash_;
   std::string source_; // the source ONNX model, when compiled from one
   int rank_ = 0;
-  bool profiling_ = false;
+  bool profiling_ = false, profileZeroesGradient_ = true;
   bool training_ = true;
   // Deques: layers and edges point at each other.
   std::deque<Layer> layers_;

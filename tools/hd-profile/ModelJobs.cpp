@@ -17,6 +17,25 @@ FailureOr<std::vector<ModelJob>> modelJobs(ModuleOp module, int64_t devices) {
   if (failed(built))
     return failure();
   std::vector<ModelJob> jobs;
+  // Whether a step zeroes a layer's output gradient: unless its only reader
+  // overwrites it whole (as exec/Prepare.cpp decides, where the reader
+  // reads the tile in place, as under data parallelism).
+  const std::vector<Layer> &layers = built->graph.layers;
+  std::vector<int> readers(layers.size(), 0), reader(layers.size(), -1);
+  for (size_t l = 0; l < layers.size(); ++l)
+    for (const LayerInput &in : layers[l].inputs)
+      if (in.producer >= 0) {
+        ++readers[in.producer];
+        reader[in.producer] = int(l);
+      }
+  auto zeroesGradient = [&](size_t l) -> FailureOr<bool> {
+    if (readers[l] != 1)
+      return true;
+    FailureOr<RuntimeLayer> r = runtimeLayer(built->ops[reader[l]]);
+    if (failed(r))
+      return failure();
+    return !hdrt::writesWholeInputGradients(hdrt::LayerKind(r->kind));
+  };
   std::set<std::pair<std::string, std::vector<int64_t>>> seen;
   for (size_t l = 0; l < built->ops.size(); ++l) {
     Operation *op = built->ops[l];
@@ -47,6 +66,10 @@ FailureOr<std::vector<ModelJob>> modelJobs(ModuleOp module, int64_t devices) {
       r.name = layer.name;
       r.shape = layer.shape;
       r.degrees = config.degrees;
+      FailureOr<bool> zeroes = zeroesGradient(l);
+      if (failed(zeroes))
+        return failure();
+      r.zeroOutputGradient = *zeroes;
       for (unsigned i = 0; i < op->getNumOperands(); ++i) {
         hdrt::ProfileOperand operand;
         auto type = cast<RankedTensorType>(op->getOperand(i).getType());

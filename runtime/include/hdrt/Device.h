@@ -85,6 +85,9 @@ public:
   virtual void download(void *host, const void *src, size_t bytes) = 0;
   /// Waits until every operation issued so far has finished.
   virtual void fence() = 0;
+  /// Writes back and drops all of this device's memory from its caches
+  /// (profiling: the cache state a layer's backward finds in a step).
+  virtual void evictFromCaches() {}
 
   virtual void fill(float *dst, int64_t count, float value) = 0;
   /// As hdrt::copyRegion and addRegion (Box.h), on device buffers.

@@ -45,12 +45,19 @@ struct LayerProfileRequest {
   /// `minSeconds` have passed (at most 100).
   int repeats = 5;
   double minSeconds = 0.05;
+  /// Whether a step zeroes the layer's output gradient (its readers add
+  /// into it rather than write it whole).
+  bool zeroOutputGradient = true;
 };
 
 struct LayerProfile {
   double fwdMs = 0, bwdMs = 0, updateMs = 0; // trimmed means
   std::string error;                         // empty on success
 };
+
+/// Whether a layer of this kind overwrites its input gradients whole in its
+/// backward, so that a step need not zero them for it (its only reader).
+bool writesWholeInputGradients(LayerKind kind);
 
 /// Times task 0 (the largest tile) of the layer under its configuration,
 /// on this library's device (libhdrt: the host, libhdrt_cuda: a GPU).
