@@ -218,9 +218,9 @@ public:
 
   /// Profiling (hd-profile): this rank plays task 0, the largest tile, of
   /// every layer, alone: no communicators, no replica checks. Call before
-  /// the definitions.
-  /// Profiling one layer, whose output gradient the step's per-step work
-  /// zeroes when `zeroOutputGradient` (its readers add into it).
+  /// the definitions. The per-step work zeroes the layer's output gradient
+  /// when `zeroOutputGradient`, as a step does where its readers add into
+  /// it.
   void enableProfiling(bool zeroOutputGradient) {
     profiling_ = true;
     profileZeroesGradient_ = zeroOutputGradient;
