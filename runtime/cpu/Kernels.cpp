@@ -17,6 +17,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdlib>
+#include <initializer_list>
 #include <map>
 #include <new>
 #include <vector>
@@ -119,20 +120,21 @@ const Made<Primitive> &made(const Key &key, MakePd makePd) {
   return it->second;
 }
 
+/// Every field of a kernel window, then `more`.
+Key windowKey(const Window2d &w, std::initializer_list<int64_t> more) {
+  Key key{w.n,        w.c,         w.h,         w.w,       w.kh,
+          w.kw,       w.strideH,   w.strideW,   w.padTop,  w.padLeft,
+          w.padBottom, w.padRight, w.dilationH, w.dilationW};
+  key.insert(key.end(), more);
+  return key;
+}
+
 Key convKey(const Conv2dShape &s, bool bias) {
-  const Window2d &w = s.window;
-  return {w.n,         w.c,        w.h,         w.w,         w.kh,
-          w.kw,        w.strideH,  w.strideW,   w.padTop,    w.padLeft,
-          w.padBottom, w.padRight, w.dilationH, w.dilationW, s.outChannels,
-          s.groups,    bias};
+  return windowKey(s.window, {s.outChannels, s.groups, bias});
 }
 
 Key poolKey(const Pool2dShape &s) {
-  const Window2d &w = s.window;
-  return {w.n,         w.c,         w.h,         w.w,
-          w.kh,        w.kw,        w.strideH,   w.strideW,
-          w.padTop,    w.padLeft,   w.padBottom, w.padRight,
-          w.dilationH, w.dilationW, s.max,       s.countIncludePad};
+  return windowKey(s.window, {s.max, s.countIncludePad});
 }
 
 /// An input argument in the layout `want` the primitive chose: the caller's

@@ -115,26 +115,24 @@ LayerProfile profileLayer(const LayerProfileRequest &r) {
     // ResNet-50's batch norms at half their in-step time). Only what the
     // layer's neighbour has just written is read back in.
     Device &device = *profilingDevice();
-    auto beforeForward = [&] {
-      device.evictFromCaches();
-      program.warmForProfile(/*backward=*/false);
-    };
-    auto beforeBackward = [&] {
-      device.evictFromCaches();
-      program.warmForProfile(/*backward=*/true);
+    auto freshCaches = [&](bool backward) {
+      return [&, backward] {
+        device.evictFromCaches();
+        program.warmForProfile(backward);
+      };
     };
     auto beforeUpdate = [&] { device.evictFromCaches(); };
     // A step also loads the layer's share of the images and labels, and
     // zeroes its output gradient where its readers add into it: part of its
     // forward here.
     // Each run ends when the device has finished it.
-    result.fwdMs = typicalMs(r.repeats, r.minSeconds, beforeForward, [&] {
+    result.fwdMs = typicalMs(r.repeats, r.minSeconds, freshCaches(false), [&] {
       program.stepInputs(0);
       program.forward(0);
       program.fence();
     });
     program.fillForProfile(); // output gradients again, not zeros
-    result.bwdMs = typicalMs(r.repeats, r.minSeconds, beforeBackward, [&] {
+    result.bwdMs = typicalMs(r.repeats, r.minSeconds, freshCaches(true), [&] {
       program.backward(0);
       program.fence();
     });

@@ -17,10 +17,17 @@ FailureOr<std::vector<ModelJob>> modelJobs(ModuleOp module, int64_t devices) {
   if (failed(built))
     return failure();
   std::vector<ModelJob> jobs;
+  const std::vector<Layer> &layers = built->graph.layers;
+  std::vector<RuntimeLayer> runtimes;
+  for (auto op : built->ops) {
+    FailureOr<RuntimeLayer> runtime = runtimeLayer(op);
+    if (failed(runtime))
+      return failure();
+    runtimes.push_back(std::move(*runtime));
+  }
   // Whether a step zeroes a layer's output gradient: unless its only reader
   // overwrites it whole (as exec/Prepare.cpp decides, where the reader
   // reads the tile in place, as under data parallelism).
-  const std::vector<Layer> &layers = built->graph.layers;
   std::vector<int> readers(layers.size(), 0), reader(layers.size(), -1);
   for (size_t l = 0; l < layers.size(); ++l)
     for (const LayerInput &in : layers[l].inputs)
@@ -28,24 +35,17 @@ FailureOr<std::vector<ModelJob>> modelJobs(ModuleOp module, int64_t devices) {
         ++readers[in.producer];
         reader[in.producer] = int(l);
       }
-  auto zeroesGradient = [&](size_t l) -> FailureOr<bool> {
-    if (readers[l] != 1)
-      return true;
-    FailureOr<RuntimeLayer> r = runtimeLayer(built->ops[reader[l]]);
-    if (failed(r))
-      return failure();
-    return !hdrt::writesWholeInputGradients(hdrt::LayerKind(r->kind));
+  auto zeroesGradient = [&](size_t l) {
+    return readers[l] != 1 || !hdrt::writesWholeInputGradients(
+                                  hdrt::LayerKind(runtimes[reader[l]].kind));
   };
   std::set<std::pair<std::string, std::vector<int64_t>>> seen;
   for (size_t l = 0; l < built->ops.size(); ++l) {
     Operation *op = built->ops[l];
-    const Layer &layer = built->graph.layers[l];
-    FailureOr<RuntimeLayer> runtime = runtimeLayer(built->ops[l]);
-    if (failed(runtime))
-      return failure();
+    const Layer &layer = layers[l];
     hdrt::LayerDescriptor descriptor;
-    descriptor.kind = hdrt::LayerKind(runtime->kind);
-    descriptor.words = runtime->words();
+    descriptor.kind = hdrt::LayerKind(runtimes[l].kind);
+    descriptor.words = runtimes[l].words();
     // The candidates of the search: every configuration the layer's split
     // rule allows.
     for (const ParallelConfig &config :
@@ -66,10 +66,7 @@ FailureOr<std::vector<ModelJob>> modelJobs(ModuleOp module, int64_t devices) {
       r.name = layer.name;
       r.shape = layer.shape;
       r.degrees = config.degrees;
-      FailureOr<bool> zeroes = zeroesGradient(l);
-      if (failed(zeroes))
-        return failure();
-      r.zeroOutputGradient = *zeroes;
+      r.zeroOutputGradient = zeroesGradient(l);
       for (unsigned i = 0; i < op->getNumOperands(); ++i) {
         hdrt::ProfileOperand operand;
         auto type = cast<RankedTensorType>(op->getOperand(i).getType());
