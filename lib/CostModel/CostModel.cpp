@@ -240,29 +240,18 @@ double CostModel::curveGbps(double bytes) const {
 
 TransferCost CostModel::transferCost(const ProducerGrid &producer,
                                      const ConsumerTiles &tiles) const {
-  thread_local TransferLoads loads;
-  transferLoads(machine, producer, tiles, /*allowSeparable=*/true, loads);
+  TransferPeaks peaks = transferPeaks(machine, producer, tiles);
   TransferCost cost;
-  if (loads.elements == 0)
+  if (peaks.elements == 0)
     return cost;
   auto ms = [](double bytes, double gbps) { return bytes / (gbps * 1e6); };
-  // The busiest port and interface, then their times (division is
-  // monotonic, so this is the largest time).
-  double port = 0, nic = 0;
-  for (size_t d = 0; d < loads.devOut.size(); ++d)
-    port = std::max({port, loads.devOut[d], loads.devIn[d]});
-  for (size_t n = 0; n < loads.nicOut.size(); ++n)
-    nic = std::max({nic, loads.nicOut[n], loads.nicIn[n]});
-  double worst = std::max({ms(loads.maxPairBytes, machine.intraNodeGbps),
-                           ms(port, machine.deviceGbps),
-                           ms(nic, machine.interNodeGbps)});
-  int64_t messages =
-      std::max(*std::max_element(loads.msgsOut.begin(), loads.msgsOut.end()),
-               *std::max_element(loads.msgsIn.begin(), loads.msgsIn.end()));
+  double worst = std::max({ms(peaks.maxPairBytes, machine.intraNodeGbps),
+                           ms(peaks.maxPortBytes, machine.deviceGbps),
+                           ms(peaks.maxNicBytes, machine.interNodeGbps)});
   // Backward sends the same boxes' gradients the other way; the links are
   // symmetric, so it takes as long as forward.
-  cost.ms = 2 * (worst + messages * machine.latencyUs * 1e-3);
-  cost.bytes = 2 * kBytesPerElement * loads.elements;
+  cost.ms = 2 * (worst + peaks.maxMessages * machine.latencyUs * 1e-3);
+  cost.bytes = 2 * kBytesPerElement * peaks.elements;
   return cost;
 }
 
@@ -293,6 +282,47 @@ double CostModel::transferLowerBoundMs(const std::vector<double> &bytes,
       worst = std::max(worst, ms(nodeBytes, machine.interNodeGbps));
   }
   return moves ? 2 * (worst + machine.latencyUs * 1e-3) : 0;
+}
+
+double CostModel::misalignmentBoundMs(const ProducerExtents &producer,
+                                      const ConsumerExtents &consumer) const {
+  if (consumer.largest.empty())
+    return 0;
+  // Volume less the most of it one box of `cap` can hold: never rises as
+  // the box shrinks, so the smallest box bounds every task's.
+  auto beyond = [](const std::vector<int64_t> &box,
+                   const std::vector<int64_t> &cap) {
+    int64_t all = 1, kept = 1;
+    for (size_t d = 0; d < box.size(); ++d) {
+      all *= box[d];
+      kept *= std::min(box[d], cap[d]);
+    }
+    return all - kept;
+  };
+  auto ms = [](double elements, double gbps) {
+    return kBytesPerElement * elements / (gbps * 1e6);
+  };
+  // The task that reads most receives all but its own part's share, over
+  // its port and its node's interface together.
+  int64_t in = beyond(consumer.largest, producer.part);
+  int64_t perNode = machine.devicesPerNode;
+  bool oneNode = std::max(producer.tasks, consumer.tasks) <= perNode;
+  double worst = ms(double(in), oneNode ? machine.deviceGbps
+                                        : machine.deviceGbps +
+                                              machine.interNodeGbps);
+  // The first node's consumer tasks receive from other nodes all that its
+  // producer tasks do not hold.
+  if (!oneNode)
+    worst = std::max(
+        worst, ms(double(std::min(perNode, consumer.tasks) *
+                         beyond(consumer.least, producer.node)),
+                  machine.interNodeGbps));
+  // Its box spans at least this many producer parts, one task each.
+  int64_t spans = 1;
+  for (size_t d = 0; d < consumer.largest.size(); ++d)
+    spans *= (consumer.largest[d] + producer.part[d] - 1) / producer.part[d];
+  int64_t messages = std::max<int64_t>(spans - 1, in > 0);
+  return 2 * (worst + double(messages) * machine.latencyUs * 1e-3);
 }
 
 TransferCost

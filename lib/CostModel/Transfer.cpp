@@ -128,232 +128,369 @@ void forEachSubBox(const std::vector<int64_t> &degrees, int64_t lo, int64_t hi,
   split(split, 0, 0, lo, hi);
 }
 
-/// The separable form's per-dimension tables. For operand dim d, producer
-/// part a and value v of the consumer coordinate d follows (0 when none):
-/// overlap(d, a, v) elements; and prefix sums of it over a and over v, so
-/// that a sub-box of producer or consumer tasks sums in O(rank).
-struct Overlaps {
-  size_t rank = 0;
-  std::vector<int64_t> parts, values;   // per dim
-  std::vector<std::vector<int64_t>> ov; // [d][a * values + v]
-  std::vector<std::vector<int64_t>> overA; // [d][a * values + v], a <= parts
-  std::vector<std::vector<int64_t>> overV; // [d][a * (values + 1) + v]
-
-  int64_t overlap(size_t d, int64_t a, int64_t v) const {
-    return ov[d][a * values[d] + v];
-  }
-  /// Sum over producer parts [lo, hi) of dim d.
-  int64_t sumParts(size_t d, Range r, int64_t v) const {
-    return overA[d][r.hi * values[d] + v] - overA[d][r.lo * values[d] + v];
-  }
-  /// Sum over consumer values [lo, hi) of dim d's coordinate.
-  int64_t sumValues(size_t d, int64_t a, Range r) const {
-    const int64_t *row = &overV[d][a * (values[d] + 1)];
-    return row[r.hi] - row[r.lo];
-  }
-};
-
-void buildOverlaps(const ProducerGrid &grid, const ConsumerTiles &tiles,
-                   Overlaps &o) {
-  o.rank = grid.shape.size();
-  o.parts.resize(o.rank);
-  o.values.resize(o.rank);
-  o.ov.resize(o.rank);
-  o.overA.resize(o.rank);
-  o.overV.resize(o.rank);
-  for (size_t d = 0; d < o.rank; ++d) {
-    int64_t A = grid.config.degrees[d], V = tiles.ranges[d].size();
-    o.parts[d] = A;
-    o.values[d] = V;
-    o.ov[d].resize(A * V);
-    o.overA[d].assign((A + 1) * V, 0);
-    o.overV[d].assign(A * (V + 1), 0);
-    for (int64_t a = 0; a < A; ++a)
-      for (int64_t v = 0; v < V; ++v) {
-        int64_t e = intersect(grid.parts[grid.partOffset[d] + a],
-                              tiles.ranges[d][v])
-                        .size();
-        o.ov[d][a * V + v] = e;
-        o.overA[d][(a + 1) * V + v] = o.overA[d][a * V + v] + e;
-        o.overV[d][a * (V + 1) + v + 1] = o.overV[d][a * (V + 1) + v] + e;
-      }
+/// The sub-boxes of a grid (coordinate ranges, degrees.size() each) that
+/// each node's tasks form (consecutive runs of `perNode` in row-major
+/// order): node n's are [offset[n], offset[n + 1]).
+void nodeSubBoxes(const std::vector<int64_t> &degrees, int64_t perNode,
+                  std::vector<int64_t> &offset, std::vector<Range> &boxes) {
+  int64_t tasks = 1;
+  for (int64_t d : degrees)
+    tasks *= d;
+  size_t rank = degrees.size();
+  offset.assign(1, 0);
+  boxes.clear();
+  for (int64_t first = 0; first < tasks; first += perNode) {
+    forEachSubBox(degrees, first, std::min(tasks, first + perNode),
+                  [&](const Range *box) {
+                    boxes.insert(boxes.end(), box, box + rank);
+                  });
+    offset.push_back(boxes.size() / rank);
   }
 }
 
-void separableLoads(const Machine &m, const ProducerGrid &grid,
-                    const ConsumerTiles &tiles, TransferLoads &loads) {
+/// The element boxes that each node's producer tasks hold together, as
+/// (lo, hi) arrays, rank values a box, laid out as nodeSubBoxes'.
+void nodeBoxesOf(const ProducerGrid &grid, int64_t perNode,
+                 std::vector<int64_t> &offset, std::vector<double> &lo,
+                 std::vector<double> &hi) {
+  std::vector<Range> boxes;
+  nodeSubBoxes(grid.config.degrees, perNode, offset, boxes);
+  lo.clear();
+  hi.clear();
+  size_t rank = grid.shape.size();
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    const Range *parts = &grid.parts[grid.partOffset[i % rank]];
+    lo.push_back(double(parts[boxes[i].lo].lo));
+    hi.push_back(double(parts[boxes[i].hi - 1].hi));
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
+    !defined(__SANITIZE_ADDRESS__)
+#define HD_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define HD_VECTOR_CLONES
+#endif
+
+/// out[t] = the volume of the intersection of boxes a and b of task t, for
+/// t in [0, n); dim d of box x at x[d * stride + t].
+HD_VECTOR_CLONES
+static void overlapVolumes(size_t rank, int64_t n, const double *__restrict aLo,
+                           const double *__restrict aHi, int64_t aStride,
+                           const double *__restrict bLo,
+                           const double *__restrict bHi, int64_t bStride,
+                           double *__restrict out) {
+  for (int64_t t = 0; t < n; ++t)
+    out[t] = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    const double *__restrict al = aLo + d * aStride, *__restrict ah = aHi + d * aStride;
+    const double *__restrict bl = bLo + d * bStride, *__restrict bh = bHi + d * bStride;
+    for (int64_t t = 0; t < n; ++t)
+      out[t] *= std::max(std::min(ah[t], bh[t]) - std::max(al[t], bl[t]), 0.0);
+  }
+}
+
+/// out[t] += the volume of the intersection of one box (lo, hi: rank
+/// values) with box b of task t, for t in [0, n).
+HD_VECTOR_CLONES
+static void addBoxOverlaps(size_t rank, int64_t n, const double *lo,
+                           const double *hi, const double *__restrict bLo,
+                           const double *__restrict bHi, int64_t bStride,
+                           double *__restrict volume,
+                           double *__restrict out) {
+  for (int64_t t = 0; t < n; ++t)
+    volume[t] = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    double l = lo[d], h = hi[d];
+    const double *__restrict bl = bLo + d * bStride, *__restrict bh = bHi + d * bStride;
+    for (int64_t t = 0; t < n; ++t)
+      volume[t] *= std::max(std::min(h, bh[t]) - std::max(l, bl[t]), 0.0);
+  }
+  for (int64_t t = 0; t < n; ++t)
+    out[t] += volume[t];
+}
+
+/// The overlaps of a node's producer tasks [0, pn) with its consumer tasks
+/// [0, qn) (interval arrays offset to the node's first task, dim d at
+/// d * stride): rowSum[p] gets what producer p sends within the node plus
+/// what it keeps; returns the largest overlap of two different devices.
+HD_VECTOR_CLONES
+static double nodeOverlaps(size_t rank, int64_t pn, int64_t qn,
+                           const double *__restrict pLo,
+                           const double *__restrict pHi, int64_t pStride,
+                           const double *__restrict qLo,
+                           const double *__restrict qHi, int64_t qStride,
+                           double *__restrict rowSum,
+                           double *__restrict volume) {
+  double pairMax = 0;
+  for (int64_t p = 0; p < pn; ++p) {
+    for (int64_t q = 0; q < qn; ++q)
+      volume[q] = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      double lo = pLo[d * pStride + p], hi = pHi[d * pStride + p];
+      const double *__restrict bl = qLo + d * qStride;
+      const double *__restrict bh = qHi + d * qStride;
+      for (int64_t q = 0; q < qn; ++q)
+        volume[q] *= std::max(std::min(hi, bh[q]) - std::max(lo, bl[q]), 0.0);
+    }
+    double sum = 0;
+    for (int64_t q = 0; q < qn; ++q) {
+      sum += volume[q];
+      pairMax = q == p ? pairMax : std::max(pairMax, volume[q]);
+    }
+    rowSum[p] = sum;
+  }
+  return pairMax;
+}
+
+/// The separable form (see Transfer.h). A consumer task's same-node
+/// volume is its box's overlap with the few boxes its node's producer
+/// tasks form; what it reads in all is its box. What a producer task
+/// sends in all, and to how many, factors over the dims. Its same-node
+/// volume needs its overlap with each of its node's consumer tasks, so
+/// that is computed only where it could set the busiest port (it never
+/// exceeds what the task sends, nor what its node's consumers receive
+/// within the node), where pair links are slower than ports, or where
+/// every load is asked for (`perDevice`).
+TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
+                             const ConsumerTiles &tiles,
+                             TransferLoads *perDevice) {
   const std::vector<int64_t> &shape = grid.shape;
   const std::vector<int64_t> &pd = grid.config.degrees;
   const std::vector<int64_t> &cd = tiles.degrees;
+  const std::vector<std::vector<Range>> &ranges = tiles.ranges;
+  const std::vector<int64_t> &partOffset = grid.partOffset;
   int64_t P = grid.config.tasks(), Q = tiles.boxes.size();
   size_t rank = shape.size(), crank = cd.size();
-  const std::vector<int64_t> &partOffset = grid.partOffset;
   int64_t perNode = m.devicesPerNode;
+  int64_t nodes = (std::max(P, Q) + perNode - 1) / perNode;
+  const int64_t *value = tiles.values.data();
+  const int64_t *coords = grid.coords.data();
 
-  // Reused per thread: the overlap tables, per-part column sums and
-  // counts, per-range part counts, self overlaps, consumer values, and
-  // same-node port loads.
+  // Reused per thread: per producer part, the elements all consumer
+  // ranges of its dim read of it and how many ranges touch it; per dim
+  // and consumer value, how many parts its range overlaps; per task, what
+  // stays on its device, what it receives and sends in all and within its
+  // node; the node boxes where the grid has none for this node size.
   struct Scratch {
-    Overlaps o;
-    std::vector<int64_t> colSum, colCount, self, value;
-    std::vector<std::vector<int64_t>> rangeParts;
-    std::vector<int64_t> intraOut, intraIn;
-    std::vector<bool> followed;
+    std::vector<int64_t> partReads, partReaders, rangeParts, rangeOffset,
+        boxOffset;
+    std::vector<double> self, volume, local, out, rowSum, boxLo, boxHi;
   };
   thread_local Scratch sc;
-  buildOverlaps(grid, tiles, sc.o);
-  const Overlaps &o = sc.o;
-  // value[q * rank + d]: the value of the consumer coordinate dim d
-  // follows, for consumer task q.
-  sc.value.resize(Q * rank);
-  for (int64_t q = 0; q < Q; ++q)
-    for (size_t d = 0; d < rank; ++d) {
-      int j = tiles.coordOf[d];
-      sc.value[q * rank + d] = j < 0 ? 0 : tiles.coords[q * crank + j];
-    }
-  // Elements producer task p sends consumer task q.
-  auto pair = [&](int64_t p, int64_t q) {
-    int64_t e = 1;
-    for (size_t d = 0; d < rank && e; ++d)
-      e *= o.overlap(d, grid.coords[p * rank + d], sc.value[q * rank + d]);
-    return e;
-  };
-
-  // Per producer dim and part: the elements all values of the consumer
-  // coordinate the dim follows read from it, and how many values read.
-  sc.colSum.assign(partOffset[rank], 0);
-  sc.colCount.assign(partOffset[rank], 0);
-  // Per dim and value of the coordinate it follows: how many producer parts
-  // the range overlaps.
-  sc.rangeParts.resize(rank);
-  sc.followed.assign(crank, false);
-  for (size_t d = 0; d < rank; ++d)
-    if (tiles.coordOf[d] >= 0)
-      sc.followed[tiles.coordOf[d]] = true;
-  int64_t repeat = 1; // consumer coordinates no dim follows repeat reads
-  for (size_t j = 0; j < crank; ++j)
-    if (!sc.followed[j])
-      repeat *= cd[j];
+  sc.partReads.assign(partOffset[rank], 0);
+  sc.partReaders.assign(partOffset[rank], 0);
+  sc.rangeOffset.assign(1, 0);
+  sc.rangeParts.clear();
   for (size_t d = 0; d < rank; ++d) {
-    sc.rangeParts[d].assign(tiles.ranges[d].size(), 0);
-    for (size_t v = 0; v < tiles.ranges[d].size(); ++v) {
-      const Range &r = tiles.ranges[d][v];
-      if (r.empty())
+    for (const Range &r : ranges[d]) {
+      if (r.empty()) {
+        sc.rangeParts.push_back(0);
         continue;
+      }
       int64_t first = blockPartOf(shape[d], pd[d], r.lo);
       int64_t last = blockPartOf(shape[d], pd[d], r.hi - 1);
-      sc.rangeParts[d][v] = last - first + 1;
+      sc.rangeParts.push_back(last - first + 1);
       for (int64_t i = first; i <= last; ++i) {
-        sc.colSum[partOffset[d] + i] += o.overlap(d, i, v);
-        ++sc.colCount[partOffset[d] + i];
+        sc.partReads[partOffset[d] + i] +=
+            intersect(grid.parts[partOffset[d] + i], r).size();
+        ++sc.partReaders[partOffset[d] + i];
       }
     }
+    sc.rangeOffset.push_back(sc.rangeParts.size());
+  }
+  int64_t repeat = 1; // consumer coordinates no dim follows repeat reads
+  std::vector<bool> followed(crank, false);
+  for (int j : tiles.coordOf)
+    if (j >= 0)
+      followed[j] = true;
+  for (size_t j = 0; j < crank; ++j)
+    if (!followed[j])
+      repeat *= cd[j];
+
+  const std::vector<int64_t> *boxOffset = &grid.nodeBoxOffset;
+  const std::vector<double> *boxLo = &grid.nodeBoxLo, *boxHi = &grid.nodeBoxHi;
+  if (grid.nodeSize != perNode) {
+    nodeBoxesOf(grid, perNode, sc.boxOffset, sc.boxLo, sc.boxHi);
+    boxOffset = &sc.boxOffset;
+    boxLo = &sc.boxLo;
+    boxHi = &sc.boxHi;
   }
 
-  // What each device keeps local (its producer task's part of its own
-  // consumer task's box), computed once for both sides.
+  // What each device keeps: its producer tile's part of its consumer box.
   int64_t both = std::min(P, Q);
-  sc.self.resize(both);
-  for (int64_t t = 0; t < both; ++t)
-    sc.self[t] = pair(t, t);
-
-  // Same-node traffic, one node at a time: the node's producer (consumer)
-  // tasks form a few sub-boxes of the producer (consumer) grid, over which
-  // the overlaps sum dimension by dimension.
-  sc.intraOut.assign(P, 0);
-  sc.intraIn.assign(Q, 0);
-  bool pairLinksMatter = m.intraNodeGbps < m.deviceGbps;
-  for (int64_t lo = 0; lo < std::max(P, Q); lo += perNode) {
-    int64_t pEnd = std::min(P, lo + perNode), qEnd = std::min(Q, lo + perNode);
-    if (lo >= pEnd || lo >= qEnd)
-      continue;
-    // In: each consumer task of the node from the node's producer tasks.
-    forEachSubBox(pd, lo, pEnd, [&](const Range *box) {
-      for (int64_t q = lo; q < qEnd; ++q) {
-        int64_t e = 1;
-        for (size_t d = 0; d < rank && e; ++d)
-          e *= o.sumParts(d, box[d], sc.value[q * rank + d]);
-        sc.intraIn[q] += e;
-      }
-    });
-    // Out: each producer task of the node to the node's consumer tasks.
-    forEachSubBox(cd, lo, qEnd, [&](const Range *box) {
-      int64_t unfollowed = 1;
-      for (size_t j = 0; j < crank; ++j)
-        if (!sc.followed[j])
-          unfollowed *= box[j].size();
-      for (int64_t p = lo; p < pEnd; ++p) {
-        int64_t e = unfollowed;
-        for (size_t d = 0; d < rank && e; ++d) {
-          int j = tiles.coordOf[d];
-          int64_t a = grid.coords[p * rank + d];
-          e *= j < 0 ? o.overlap(d, a, 0) : o.sumValues(d, a, box[j]);
-        }
-        sc.intraOut[p] += e;
-      }
-    });
-    // A task's own device is not a link: take its self part out.
-    for (int64_t t = lo; t < std::min(pEnd, qEnd); ++t) {
-      sc.intraIn[t] -= sc.self[t];
-      sc.intraOut[t] -= sc.self[t];
-    }
-    // The busiest pair link can only set the time when it is slower than
-    // a device's port.
-    if (pairLinksMatter)
-      for (int64_t q = lo; q < qEnd; ++q)
-        for (int64_t p = lo; p < pEnd; ++p)
-          if (p != q)
-            loads.maxPairBytes = std::max(loads.maxPairBytes,
-                                          kBytesPerElement * double(pair(p, q)));
+  sc.self.assign(std::max(P, Q), 0.0);
+  overlapVolumes(rank, both, grid.tileLo.data(), grid.tileHi.data(), P,
+                 tiles.boxLo.data(), tiles.boxHi.data(), Q, sc.self.data());
+  // What each consumer task's node's producers hold of its box.
+  sc.local.assign(Q, 0.0);
+  sc.volume.resize(std::max<int64_t>(perNode, 1));
+  int64_t pNodes = int64_t(boxOffset->size()) - 1;
+  for (int64_t node = 0; node < std::min(nodes, pNodes); ++node) {
+    int64_t lo = node * perNode, qn = std::min(Q, lo + perNode) - lo;
+    if (qn <= 0)
+      break;
+    for (int64_t s = (*boxOffset)[node]; s < (*boxOffset)[node + 1]; ++s)
+      addBoxOverlaps(rank, qn, boxLo->data() + s * rank,
+                     boxHi->data() + s * rank, tiles.boxLo.data() + lo,
+                     tiles.boxHi.data() + lo, Q, sc.volume.data(),
+                     sc.local.data() + lo);
   }
 
-  // Consumer side: all it reads is its box; all it talks to is the product
-  // of the overlapping part counts.
-  for (int64_t q = 0, node = 0, nodeEnd = perNode; q < Q; ++q) {
-    if (q == nodeEnd) {
-      ++node;
-      nodeEnd += perNode;
+  TransferPeaks peaks;
+  double maxPort = 0, maxNic = 0;
+  std::vector<double> &nicOut = sc.rowSum; // per node, until the end
+  std::vector<double> nodeIntraIn(nodes, 0.0), nodeOutMax(nodes, 0.0);
+  nicOut.assign(nodes, 0.0);
+  // Consumer side: it receives its box less what it keeps, from the
+  // product of the overlapping part counts, less itself.
+  for (int64_t node = 0; node < nodes; ++node) {
+    double nicIn = 0;
+    for (int64_t q = node * perNode; q < std::min(Q, (node + 1) * perNode);
+         ++q) {
+      double in = double(tiles.volumes[q]) - sc.self[q];
+      if (in <= 0)
+        continue;
+      const int64_t *v = value + q * rank;
+      int64_t msgs = 1;
+      for (size_t d = 0; d < rank; ++d)
+        msgs *= sc.rangeParts[sc.rangeOffset[d] + v[d]];
+      msgs -= sc.self[q] > 0;
+      double intra = sc.local[q] - sc.self[q];
+      peaks.elements += int64_t(in);
+      maxPort = std::max(maxPort, intra);
+      nicIn += in - intra;
+      nodeIntraIn[node] += intra;
+      peaks.maxMessages = std::max(peaks.maxMessages, msgs);
+      if (perDevice) {
+        perDevice->msgsIn[q] = msgs;
+        perDevice->devIn[q] = kBytesPerElement * intra;
+      }
     }
-    const TileBox &box = tiles.boxes[q];
-    int64_t self = q < both ? sc.self[q] : 0;
-    int64_t in = box.volume() - self;
-    if (in <= 0)
-      continue;
-    int64_t msgs = 1;
-    for (size_t d = 0; d < rank; ++d)
-      msgs *= sc.rangeParts[d][sc.value[q * rank + d]];
-    loads.msgsIn[q] = msgs - (self > 0 ? 1 : 0);
-    loads.elements += in;
-    loads.devIn[q] = kBytesPerElement * double(sc.intraIn[q]);
-    loads.nicIn[node] += kBytesPerElement * double(in - sc.intraIn[q]);
+    maxNic = std::max(maxNic, nicIn);
+    if (perDevice)
+      perDevice->nicIn[node] = kBytesPerElement * nicIn;
   }
-  // Producer side: what it sends factors over the dims.
-  for (int64_t p = 0, node = 0, nodeEnd = perNode; p < P; ++p) {
-    if (p == nodeEnd) {
-      ++node;
-      nodeEnd += perNode;
-    }
-    int64_t out = repeat, msgs = repeat;
+  // Producer side: what each sends in all; a node's sends within itself
+  // are what its consumers receive within it.
+  sc.out.assign(P, 0.0);
+  for (int64_t p = 0; p < P; ++p) {
+    const int64_t *a = coords + p * rank;
+    int64_t all = repeat, msgs = repeat;
     for (size_t d = 0; d < rank; ++d) {
-      int64_t i = partOffset[d] + grid.coords[p * rank + d];
-      out *= sc.colSum[i];
-      msgs *= sc.colCount[i];
+      all *= sc.partReads[partOffset[d] + a[d]];
+      msgs *= sc.partReaders[partOffset[d] + a[d]];
     }
-    int64_t self = p < both ? sc.self[p] : 0;
-    out -= self;
+    double out = double(all) - sc.self[p];
     if (out <= 0)
       continue;
-    loads.msgsOut[p] = msgs - (self > 0 ? 1 : 0);
-    loads.devOut[p] = kBytesPerElement * double(sc.intraOut[p]);
-    loads.nicOut[node] += kBytesPerElement * double(out - sc.intraOut[p]);
+    msgs -= sc.self[p] > 0;
+    sc.out[p] = out;
+    nicOut[p / perNode] += out;
+    nodeOutMax[p / perNode] = std::max(nodeOutMax[p / perNode], out);
+    peaks.maxMessages = std::max(peaks.maxMessages, msgs);
+    if (perDevice)
+      perDevice->msgsOut[p] = msgs;
   }
+  bool pairLinksMatter = m.intraNodeGbps < m.deviceGbps;
+  double maxPair = 0;
+  std::vector<double> rowSum(perNode);
+  for (int64_t node = 0; node < nodes; ++node) {
+    nicOut[node] -= nodeIntraIn[node];
+    maxNic = std::max(maxNic, nicOut[node]);
+    if (perDevice)
+      perDevice->nicOut[node] = kBytesPerElement * nicOut[node];
+    int64_t lo = node * perNode;
+    int64_t pn = std::max<int64_t>(0, std::min(P, lo + perNode) - lo);
+    int64_t qn = std::max<int64_t>(0, std::min(Q, lo + perNode) - lo);
+    // A producer sends within its node at most what it sends in all, and
+    // at most what the node's consumers receive within it together.
+    if (!perDevice && !pairLinksMatter &&
+        std::min(nodeOutMax[node], nodeIntraIn[node]) <= maxPort)
+      continue;
+    std::fill(rowSum.begin(), rowSum.end(), 0.0);
+    maxPair = std::max(
+        maxPair, nodeOverlaps(rank, pn, qn, grid.tileLo.data() + lo,
+                              grid.tileHi.data() + lo, P,
+                              tiles.boxLo.data() + lo, tiles.boxHi.data() + lo,
+                              Q, rowSum.data(), sc.volume.data()));
+    for (int64_t i = 0; i < pn; ++i) {
+      int64_t p = lo + i;
+      if (sc.out[p] <= 0)
+        continue;
+      double intra = rowSum[i] - sc.self[p];
+      maxPort = std::max(maxPort, intra);
+      if (perDevice)
+        perDevice->devOut[p] = kBytesPerElement * intra;
+    }
+  }
+  peaks.maxPortBytes = kBytesPerElement * maxPort;
+  peaks.maxNicBytes = kBytesPerElement * maxNic;
+  // The busiest pair link only sets the time when it is slower than a
+  // device's port.
+  if (pairLinksMatter)
+    peaks.maxPairBytes = kBytesPerElement * maxPair;
+  if (perDevice) {
+    perDevice->maxPairBytes = peaks.maxPairBytes;
+    perDevice->elements = peaks.elements;
+  }
+  return peaks;
 }
 
 } // namespace
 
+ProducerExtents producerExtents(const ProducerGrid &grid,
+                                int64_t devicesPerNode) {
+  size_t rank = grid.shape.size();
+  ProducerExtents e{grid.config.tasks(), std::vector<int64_t>(rank, 0),
+                    std::vector<int64_t>(rank, 0)};
+  for (size_t d = 0; d < rank; ++d)
+    for (int64_t i = grid.partOffset[d]; i < grid.partOffset[d + 1]; ++i)
+      e.part[d] = std::max(e.part[d], grid.parts[i].size());
+  // A node's tasks are consecutive in row-major order; where they form one
+  // sub-box of the grid, what they hold is one box of the tensor.
+  std::vector<int64_t> mine(rank);
+  for (int64_t lo = 0; lo < e.tasks; lo += devicesPerNode) {
+    int boxes = 0;
+    forEachSubBox(grid.config.degrees, lo,
+                  std::min(e.tasks, lo + devicesPerNode),
+                  [&](const Range *box) {
+                    ++boxes;
+                    for (size_t d = 0; d < rank; ++d)
+                      mine[d] =
+                          grid.parts[grid.partOffset[d] + box[d].hi - 1].hi -
+                          grid.parts[grid.partOffset[d] + box[d].lo].lo;
+                  });
+    if (boxes != 1)
+      return {e.tasks, e.part, grid.shape};
+    for (size_t d = 0; d < rank; ++d)
+      e.node[d] = std::max(e.node[d], mine[d]);
+  }
+  return e;
+}
+
+ConsumerExtents consumerExtents(const std::vector<TileBox> &boxes) {
+  ConsumerExtents e{int64_t(boxes.size()), {}, {}};
+  if (boxes.empty())
+    return e;
+  unsigned rank = boxes.front().rank();
+  e.least.assign(rank, INT64_MAX);
+  const TileBox *most = &boxes.front();
+  for (const TileBox &b : boxes) {
+    if (b.volume() > most->volume())
+      most = &b;
+    for (unsigned d = 0; d < rank; ++d)
+      e.least[d] = std::min(e.least[d], b[d].size());
+  }
+  for (unsigned d = 0; d < rank; ++d)
+    e.largest.push_back((*most)[d].size());
+  return e;
+}
+
 ProducerGrid producerGrid(const std::vector<int64_t> &shape,
-                          const ParallelConfig &config) {
-  ProducerGrid grid{shape, config, {}, {0}, {}};
+                          const ParallelConfig &config,
+                          int64_t devicesPerNode) {
+  ProducerGrid grid{shape, config, {}, {0}, {}, {}, {}};
   const std::vector<int64_t> &pd = config.degrees;
   size_t rank = shape.size();
   for (size_t d = 0; d < rank; ++d) {
@@ -363,6 +500,20 @@ ProducerGrid producerGrid(const std::vector<int64_t> &shape,
   }
   for (const auto &c : gridCoords(pd, config.tasks()))
     grid.coords.insert(grid.coords.end(), c.begin(), c.end());
+  int64_t P = config.tasks();
+  grid.tileLo.resize(P * rank);
+  grid.tileHi.resize(P * rank);
+  for (int64_t p = 0; p < P; ++p)
+    for (size_t d = 0; d < rank; ++d) {
+      const Range &part = grid.parts[grid.partOffset[d] + grid.coords[p * rank + d]];
+      grid.tileLo[d * P + p] = double(part.lo);
+      grid.tileHi[d * P + p] = double(part.hi);
+    }
+  if (devicesPerNode > 0) {
+    grid.nodeSize = devicesPerNode;
+    nodeBoxesOf(grid, devicesPerNode, grid.nodeBoxOffset, grid.nodeBoxLo,
+                grid.nodeBoxHi);
+  }
   return grid;
 }
 
@@ -433,6 +584,23 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
       }
       tiles.separable = someEmpty;
     }
+  if (tiles.separable) {
+    tiles.values.resize(Q * rank);
+    for (int64_t q = 0; q < Q; ++q)
+      for (unsigned d = 0; d < rank; ++d) {
+        int j = tiles.coordOf[d];
+        tiles.values[q * rank + d] = j < 0 ? 0 : coords[q][j];
+      }
+    for (const TileBox &box : tiles.boxes)
+      tiles.volumes.push_back(box.volume());
+    tiles.boxLo.resize(Q * rank);
+    tiles.boxHi.resize(Q * rank);
+    for (int64_t q = 0; q < Q; ++q)
+      for (unsigned d = 0; d < rank; ++d) {
+        tiles.boxLo[d * Q + q] = double(tiles.boxes[q][d].lo);
+        tiles.boxHi[d * Q + q] = double(tiles.boxes[q][d].hi);
+      }
+  }
   return tiles;
 }
 
@@ -456,10 +624,41 @@ void transferLoads(const Machine &machine, const ProducerGrid &producer,
     v->assign(nodes, 0);
   for (auto *v : {&loads.msgsOut, &loads.msgsIn})
     v->assign(devices, 0);
-  if (allowSeparable && tiles.separable)
-    return separableLoads(machine, producer, tiles, loads);
+  if (allowSeparable && tiles.separable) {
+    separablePeaks(machine, producer, tiles, &loads);
+    return;
+  }
   visitFlows(producer.shape, producer.config, tiles.boxes,
              [&](const Flow &f) { addFlow(machine, f, loads); });
+}
+
+TransferPeaks peaksOf(const TransferLoads &loads) {
+  TransferPeaks peaks;
+  peaks.maxPairBytes = loads.maxPairBytes;
+  peaks.elements = loads.elements;
+  for (size_t d = 0; d < loads.devOut.size(); ++d)
+    peaks.maxPortBytes =
+        std::max({peaks.maxPortBytes, loads.devOut[d], loads.devIn[d]});
+  for (size_t n = 0; n < loads.nicOut.size(); ++n)
+    peaks.maxNicBytes =
+        std::max({peaks.maxNicBytes, loads.nicOut[n], loads.nicIn[n]});
+  for (size_t d = 0; d < loads.msgsOut.size(); ++d)
+    peaks.maxMessages =
+        std::max({peaks.maxMessages, loads.msgsOut[d], loads.msgsIn[d]});
+  return peaks;
+}
+
+TransferPeaks transferPeaks(const Machine &machine,
+                            const ProducerGrid &producer,
+                            const ConsumerTiles &tiles,
+                            TransferLoads *perDevice) {
+  if (!tiles.separable || perDevice) {
+    thread_local TransferLoads loads;
+    TransferLoads &target = perDevice ? *perDevice : loads;
+    transferLoads(machine, producer, tiles, true, target);
+    return peaksOf(target);
+  }
+  return separablePeaks(machine, producer, tiles, nullptr);
 }
 
 } // namespace hd

@@ -69,6 +69,14 @@ public:
   /// Backward mirrors forward, as in transferCost.
   double transferLowerBoundMs(const std::vector<double> &bytes,
                               int64_t holders) const;
+  /// A lower bound on transferCost from sizes alone, where the tilings of
+  /// the two sides do not line up: a consumer task keeps at most, per dim,
+  /// the smaller of its box and a producer part; its node's tasks hold at
+  /// most the smaller of its box and what one node holds; the rest crosses
+  /// its port or its node's network interface, in messages from at least
+  /// as many tasks as parts its box spans. O(rank).
+  double misalignmentBoundMs(const ProducerExtents &producer,
+                             const ConsumerExtents &consumer) const;
 
   /// The runtime sums gradients smaller than this in shared buckets
   /// (hdrt/mpi/GradientSync.h, kBucketBytes).

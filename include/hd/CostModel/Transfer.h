@@ -9,9 +9,12 @@
 //   - enumeration: every (producer task, consumer task) pair that overlaps;
 //   - separable: when each dimension of a consumer task's input box depends
 //     on at most one coordinate of the task in the consumer's grid (true of
-//     every hd layer), per-device totals factor into per-dimension sums, and
-//     so do a node's same-node totals (its tasks form a few sub-boxes of
-//     each grid). Tables use this one; tests check it against enumeration.
+//     every hd layer), a device's volumes are products of per-dimension
+//     intersections, and a node's tasks form a few sub-boxes of each grid,
+//     so a task's same-node traffic is a product of intersections with the
+//     element intervals those sub-boxes cover. That costs O(rank) a device,
+//     with no per-pair tables. Tables use this one; tests check it against
+//     enumeration.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +48,14 @@ struct ConsumerTiles {
   bool separable = false;
   std::vector<int> coordOf;
   std::vector<std::vector<Range>> ranges;
+  /// Separable form, per task q and operand dim d: the value of the
+  /// coordinate d follows (0 when none), at values[q * rank + d]; and each
+  /// task's box volume.
+  std::vector<int64_t> values;
+  std::vector<int64_t> volumes;
+  /// Separable form, per operand dim d and task q: its box's interval at
+  /// [d * tasks + q], as doubles (exact below 2^53) for vector kernels.
+  std::vector<double> boxLo, boxHi;
 };
 
 ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
@@ -58,10 +69,42 @@ struct ProducerGrid {
   std::vector<Range> parts;         // parts of dim d start at partOffset[d]
   std::vector<int64_t> partOffset;  // rank + 1 entries
   std::vector<int64_t> coords;      // per task, its grid coordinates (flat)
+  /// Per dim d and task p, its tile's interval at [d * tasks + p], as in
+  /// ConsumerTiles.
+  std::vector<double> tileLo, tileHi;
+  /// The element boxes each node's tasks hold together, for nodes of
+  /// `nodeSize` devices (0: not computed): node n's are boxes
+  /// [nodeBoxOffset[n], nodeBoxOffset[n + 1]), dim d of box b at
+  /// [b * rank + d].
+  int64_t nodeSize = 0;
+  std::vector<int64_t> nodeBoxOffset;
+  std::vector<double> nodeBoxLo, nodeBoxHi;
 };
 
+/// With `devicesPerNode`, the node boxes are computed once here rather
+/// than in every transfer of the grid.
 ProducerGrid producerGrid(const std::vector<int64_t> &shape,
-                          const ParallelConfig &config);
+                          const ParallelConfig &config,
+                          int64_t devicesPerNode = 0);
+
+/// What the position-free transfer bound (CostModel::misalignmentBoundMs)
+/// needs of a producer's configuration: its task count, its largest part
+/// per dim, and per dim the largest extent of what one node's tasks hold
+/// together (the whole dim where a node's tiles do not form one box).
+struct ProducerExtents {
+  int64_t tasks = 0;
+  std::vector<int64_t> part, node;
+};
+ProducerExtents producerExtents(const ProducerGrid &grid,
+                                int64_t devicesPerNode);
+
+/// And of a consumer's configuration: its task count, the extents of the
+/// box of the task that reads most, and per dim the least any task reads.
+struct ConsumerExtents {
+  int64_t tasks = 0;
+  std::vector<int64_t> largest, least;
+};
+ConsumerExtents consumerExtents(const std::vector<TileBox> &boxes);
 
 /// Loads of one transfer phase (forward); backward is its mirror image.
 struct TransferLoads {
@@ -79,6 +122,30 @@ struct TransferLoads {
 void transferLoads(const Machine &machine, const ProducerGrid &producer,
                    const ConsumerTiles &tiles, bool allowSeparable,
                    TransferLoads &loads);
+
+/// What sets a transfer's time: the busiest resource of each kind (bytes,
+/// either direction) and the most messages any device sends or receives.
+struct TransferPeaks {
+  /// 0 when pair links are as fast as a device's port (it then never sets
+  /// the time), as in TransferLoads.
+  double maxPairBytes = 0;
+  double maxPortBytes = 0;
+  double maxNicBytes = 0;
+  int64_t maxMessages = 0;
+  int64_t elements = 0;
+};
+
+/// The peaks of per-device loads.
+TransferPeaks peaksOf(const TransferLoads &loads);
+
+/// The peaks of a transfer, exact: by the separable form where the tiles
+/// have one, else by enumeration. With `perDevice`, the separable form
+/// also records every device's and node's loads there (the tests compare
+/// them with enumeration's).
+TransferPeaks transferPeaks(const Machine &machine,
+                            const ProducerGrid &producer,
+                            const ConsumerTiles &tiles,
+                            TransferLoads *perDevice = nullptr);
 
 /// One box a producer task sends a consumer task (global coordinates).
 struct BoxMove {
