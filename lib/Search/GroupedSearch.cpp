@@ -11,6 +11,23 @@ namespace hd {
 
 GroupedCosts::~GroupedCosts() = default;
 
+double GroupedCosts::standInsBound(int edge, int fromGroup, int toGroup) {
+  // Any member pair costs at least what the bound of one side's group
+  // against the other side's member does; the least over those members
+  // bounds them all.
+  auto [from, to] = edgeEnds(edge);
+  auto leastOver = [&](int node, int group, bool groupAtFrom, int other) {
+    double least = std::numeric_limits<double>::infinity();
+    const std::vector<int> &members = groups(node);
+    for (int c = 0; c < int(members.size()); ++c)
+      if (members[c] == group)
+        least = std::min(least, groupBound(edge, groupAtFrom, other, c));
+    return least;
+  };
+  return std::max(leastOver(to, toGroup, true, fromGroup),
+                  leastOver(from, fromGroup, false, toGroup));
+}
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -27,8 +44,14 @@ class GroupedSearch {
 public:
   GroupedSearch(GroupedCosts &costs, const SearchOptions &options)
       : costs(costs), options(options), joined(costs.numNodes()) {
-    for (int n = 0; n < costs.numNodes(); ++n)
-      joined[n].push_back(0);
+    for (int n = 0; n < costs.numNodes(); ++n) {
+      std::vector<int> groups = costs.groups(n);
+      std::sort(groups.begin(), groups.end());
+      groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+      for (int g : groups)
+        if (costs.startsExact(n, g))
+          joined[n].push_back(g);
+    }
   }
 
   SearchResult run();
@@ -46,22 +69,8 @@ private:
 
 double GroupedSearch::standInsBound(int edge, int fromGroup, int toGroup) {
   auto [it, added] = pairBounds.try_emplace({edge, fromGroup, toGroup}, 0.0);
-  if (!added)
-    return it->second;
-  // Any member pair costs at least what the bound of one side's group
-  // against the other side's member does; the least over those members
-  // bounds them all.
-  auto [from, to] = costs.edgeEnds(edge);
-  auto leastOver = [&](int node, int group, bool groupAtFrom, int other) {
-    double least = kInf;
-    const std::vector<int> &groups = costs.groups(node);
-    for (int c = 0; c < int(groups.size()); ++c)
-      if (groups[c] == group)
-        least = std::min(least, costs.groupBound(edge, groupAtFrom, other, c));
-    return least;
-  };
-  it->second = std::max(leastOver(to, toGroup, true, fromGroup),
-                        leastOver(from, fromGroup, false, toGroup));
+  if (added)
+    it->second = costs.standInsBound(edge, fromGroup, toGroup);
   return it->second;
 }
 

@@ -57,16 +57,28 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
     }
   }
   edgeKeys.resize(edges.size()); // Computed when tables are (edgeKey).
+  // Groups: candidates with the same task count and channel degree, most
+  // tasks first. They cost about the same (the same compute per task and
+  // the same replicas), so a group's cheapest member stands in well for
+  // the others.
   for (const std::vector<ParallelConfig> &configs : this->candidates) {
-    std::vector<int64_t> &tasks = groupTasks.emplace_back();
+    auto keyOf = [](const ParallelConfig &c) {
+      return std::make_pair(-c.tasks(),
+                            c.degrees.size() > 1 ? c.degrees[1] : 1);
+    };
+    std::vector<std::pair<int64_t, int64_t>> keys;
     for (const ParallelConfig &c : configs)
-      tasks.push_back(c.tasks());
-    std::sort(tasks.begin(), tasks.end(), std::greater<>());
-    tasks.erase(std::unique(tasks.begin(), tasks.end()), tasks.end());
+      keys.push_back(keyOf(c));
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    std::vector<int64_t> &tasks = groupTasks.emplace_back();
+    for (auto [negTasks, channels] : keys)
+      tasks.push_back(-negTasks);
     std::vector<int> &group = groupOf.emplace_back();
     for (const ParallelConfig &c : configs)
-      group.push_back(int(std::find(tasks.begin(), tasks.end(), c.tasks()) -
-                          tasks.begin()));
+      group.push_back(int(std::lower_bound(keys.begin(), keys.end(),
+                                           keyOf(c)) -
+                          keys.begin()));
   }
 }
 
@@ -220,7 +232,8 @@ void CostTables::fillTable(Table &t, const std::vector<int> &rows,
         continue;
       if (!grid)
         grid = producerGrid(producer.shape,
-                            candidates[edge.producer][rows[i]]);
+                            candidates[edge.producer][rows[i]],
+                            model.getMachine().devicesPerNode);
       row[missing[j]] = model.transferCost(*grid, columns[j]).ms;
     }
     if (progress)
@@ -317,11 +330,8 @@ SearchGraph CostTables::buildSearchGraph() {
   return g;
 }
 
-const std::vector<std::vector<int64_t>> &CostTables::readPrefix(Table &t,
-                                                                int group) {
-  auto [it, added] = t.readCounts.try_emplace(group);
-  if (!added)
-    return it->second;
+std::vector<std::vector<int64_t>> CostTables::readPrefix(const Table &t,
+                                                         int group) const {
   // An element every member of the group reads, per dim: with separable
   // boxes a consumer's tasks together read the product of each dim's union
   // of ranges, so the product of these intersections is read by any member.
@@ -337,7 +347,7 @@ const std::vector<std::vector<int64_t>> &CostTables::readPrefix(Table &t,
     ConsumerTiles tiles =
         consumerTiles(consumer, edge.operand, candidates[edge.consumer][c]);
     if (!tiles.separable)
-      return it->second; // empty: no bound
+      return {}; // no bound
     for (size_t d = 0; d < shape.size(); ++d) {
       std::vector<bool> mine(shape[d], false);
       for (const Range &r : tiles.ranges[d])
@@ -347,60 +357,138 @@ const std::vector<std::vector<int64_t>> &CostTables::readPrefix(Table &t,
         read[d][i] = read[d][i] && mine[i];
     }
   }
+  std::vector<std::vector<int64_t>> prefixes;
   for (const std::vector<bool> &mask : read) {
-    std::vector<int64_t> &prefix = it->second.emplace_back(1, 0);
+    std::vector<int64_t> &prefix = prefixes.emplace_back(1, 0);
     for (bool r : mask)
       prefix.push_back(prefix.back() + r);
   }
-  return it->second;
+  return prefixes;
+}
+
+void CostTables::prepareBounds(Table &t) {
+  if (t.boundsReady)
+    return;
+  const LayerEdge &edge = edges[t.edge];
+  const Layer &producer = graph.layers[edge.producer];
+  const Layer &consumer = graph.layers[edge.consumer];
+  const std::vector<ParallelConfig> &rows = candidates[edge.producer];
+  const std::vector<ParallelConfig> &cols = candidates[edge.consumer];
+  const std::vector<int> &rowGroup = groupOf[edge.producer];
+  const std::vector<int> &colGroup = groupOf[edge.consumer];
+  const std::vector<int64_t> &rowTasks = groupTasks[edge.producer];
+  const std::vector<int64_t> &colTasks = groupTasks[edge.consumer];
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  int64_t perNode = model.getMachine().devicesPerNode;
+
+  // What the position-free bound needs of every configuration.
+  std::vector<ProducerExtents> rowExtents(rows.size());
+  std::vector<ConsumerExtents> colExtents(cols.size());
+  std::vector<std::vector<double>> colVolumes(cols.size());
+  parallelFor(rows.size(), [&](size_t p) {
+    rowExtents[p] = producerExtents(producerGrid(producer.shape, rows[p]),
+                                    perNode);
+  });
+  parallelFor(cols.size(), [&](size_t c) {
+    std::vector<TileBox> boxes;
+    for (int64_t q = 0; q < cols[c].tasks(); ++q) {
+      boxes.push_back(consumer.inputBox(
+          edge.operand, tileOfTask(consumer.shape, cols[c].degrees, q)));
+      colVolumes[c].push_back(kBytesPerElement * double(boxes.back().volume()));
+    }
+    colExtents[c] = consumerExtents(boxes);
+  });
+  std::vector<std::vector<std::vector<int64_t>>> prefixes(colTasks.size());
+  parallelFor(colTasks.size(),
+              [&](size_t g) { prefixes[g] = readPrefix(t, int(g)); });
+
+  // Against each producer configuration, every consumer group: the least
+  // position-free bound of its members, and the idle-device bound:
+  // producer tasks on devices the group leaves idle send every element all
+  // its members read.
+  t.vsRow.assign(rows.size(), std::vector<double>(colTasks.size(), kInf));
+  parallelFor(rows.size(), [&](size_t p) {
+    std::vector<double> &bounds = t.vsRow[p];
+    for (size_t c = 0; c < cols.size(); ++c)
+      bounds[colGroup[c]] =
+          std::min(bounds[colGroup[c]],
+                   model.misalignmentBoundMs(rowExtents[p], colExtents[c]));
+    ProducerGrid grid = producerGrid(producer.shape, rows[p]);
+    size_t rank = grid.shape.size();
+    std::vector<double> bytes;
+    for (size_t g = 0; g < colTasks.size(); ++g) {
+      if (prefixes[g].empty())
+        continue;
+      bytes.assign(grid.config.tasks(), 0);
+      for (int64_t task = colTasks[g]; task < grid.config.tasks(); ++task) {
+        double elements = 1;
+        for (size_t d = 0; d < rank; ++d) {
+          const Range &part =
+              grid.parts[grid.partOffset[d] + grid.coords[task * rank + d]];
+          elements *= double(prefixes[g][d][part.hi] - prefixes[g][d][part.lo]);
+        }
+        bytes[task] = kBytesPerElement * elements;
+      }
+      bounds[g] = std::max(bounds[g],
+                           model.transferLowerBoundMs(bytes, colTasks[g]));
+    }
+  });
+  // Against each consumer configuration, every producer group: consumer
+  // tasks on devices the group leaves idle receive their whole box.
+  t.vsCol.assign(cols.size(), std::vector<double>(rowTasks.size(), kInf));
+  parallelFor(cols.size(), [&](size_t c) {
+    std::vector<double> &bounds = t.vsCol[c];
+    for (size_t p = 0; p < rows.size(); ++p)
+      bounds[rowGroup[p]] =
+          std::min(bounds[rowGroup[p]],
+                   model.misalignmentBoundMs(rowExtents[p], colExtents[c]));
+    for (size_t g = 0; g < rowTasks.size(); ++g)
+      bounds[g] = std::max(bounds[g], model.transferLowerBoundMs(
+                                          colVolumes[c], rowTasks[g]));
+  });
+  // Two groups: the least of either side's group bound over the other's
+  // members (each already at least the least over member pairs of the
+  // position-free bound).
+  t.standIns.assign(rowTasks.size(),
+                    std::vector<double>(colTasks.size(), kInf));
+  std::vector<std::vector<double>> fromSide(
+      rowTasks.size(), std::vector<double>(colTasks.size(), kInf));
+  for (size_t p = 0; p < rows.size(); ++p)
+    for (size_t g = 0; g < colTasks.size(); ++g) {
+      double &s = fromSide[rowGroup[p]][g];
+      s = std::min(s, t.vsRow[p][g]);
+    }
+  for (size_t c = 0; c < cols.size(); ++c)
+    for (size_t g = 0; g < rowTasks.size(); ++g) {
+      double &s = t.standIns[g][colGroup[c]];
+      s = std::min(s, t.vsCol[c][g]);
+    }
+  for (size_t g = 0; g < rowTasks.size(); ++g)
+    for (size_t h = 0; h < colTasks.size(); ++h)
+      t.standIns[g][h] = std::max(t.standIns[g][h], fromSide[g][h]);
+  t.boundsReady = true;
 }
 
 double CostTables::groupBound(int e, bool groupAtFrom, int group,
                               int config) {
   assignTables();
   Table &t = tables[tableOf[e]];
-  std::vector<double> &bounds = t.bounds[{groupAtFrom, config}];
-  if (!bounds.empty())
-    return bounds[group];
-  const LayerEdge &edge = edges[t.edge];
-  int side = groupAtFrom ? edge.producer : edge.consumer;
-  std::vector<double> bytes;
-  if (groupAtFrom) {
-    // Consumer tasks on devices the group leaves idle receive their whole
-    // box.
-    ConsumerTiles tiles = consumerTiles(graph.layers[edge.consumer],
-                                        edge.operand,
-                                        candidates[edge.consumer][config]);
-    for (const TileBox &box : tiles.boxes)
-      bytes.push_back(kBytesPerElement * double(box.volume()));
-    for (int64_t k : groupTasks[side])
-      bounds.push_back(model.transferLowerBoundMs(bytes, k));
-    return bounds[group];
-  }
-  // Producer tasks on devices the group leaves idle send every element
-  // the group's members all read.
-  ProducerGrid grid = producerGrid(graph.layers[edge.producer].shape,
-                                   candidates[edge.producer][config]);
-  size_t rank = grid.shape.size();
-  for (size_t g = 0; g < groupTasks[side].size(); ++g) {
-    const std::vector<std::vector<int64_t>> &prefix = readPrefix(t, int(g));
-    if (prefix.empty()) {
-      bounds.push_back(0);
-      continue;
-    }
-    bytes.assign(grid.config.tasks(), 0);
-    for (int64_t p = groupTasks[side][g]; p < grid.config.tasks(); ++p) {
-      double elements = 1;
-      for (size_t d = 0; d < rank; ++d) {
-        const Range &part =
-            grid.parts[grid.partOffset[d] + grid.coords[p * rank + d]];
-        elements *= double(prefix[d][part.hi] - prefix[d][part.lo]);
-      }
-      bytes[p] = kBytesPerElement * elements;
-    }
-    bounds.push_back(model.transferLowerBoundMs(bytes, groupTasks[side][g]));
-  }
-  return bounds[group];
+  prepareBounds(t);
+  return groupAtFrom ? t.vsCol[config][group] : t.vsRow[config][group];
+}
+
+double CostTables::standInsBound(int e, int fromGroup, int toGroup) {
+  assignTables();
+  Table &t = tables[tableOf[e]];
+  prepareBounds(t);
+  return t.standIns[fromGroup][toGroup];
+}
+
+bool CostTables::startsExact(int l, int group) {
+  // Every configuration on all the devices a layer can use: the fastest
+  // plans use them, and the first round's optimum is then close enough
+  // that few groups open later (fewer rounds than opening group 0 alone).
+  return groupTasks[l][group] == groupTasks[l][0];
 }
 
 double CostTables::nodeMemory(int l, int c) const {

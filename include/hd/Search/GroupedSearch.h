@@ -5,11 +5,11 @@
 // devices) costs far more than the elimination. Most of those
 // configurations run the layer on fewer devices and never win. This search
 // proves so without computing their tables:
-//   1. Every node's configurations come in groups. Group 0 is searched
-//      exactly from the start; each other group stands in as one
-//      configuration whose costs are lower bounds for every member: its
-//      node cost is the members' least, its edge costs come from
-//      GroupedCosts::groupBound (0 where two groups meet).
+//   1. Every node's configurations come in groups. Some (by default group
+//      0) are searched exactly from the start; each other group stands in
+//      as one configuration whose costs are lower bounds for every member:
+//      its node cost is the members' least, its edge costs come from
+//      GroupedCosts::standInsBound (0 where two groups meet).
 //   2. The optimum of that reduced graph is a lower bound for the whole
 //      problem. If it picks no stand-in, it is a real strategy with that
 //      cost: optimal.
@@ -49,7 +49,7 @@ public:
   virtual int numNodes() const = 0;
   /// Every configuration's node cost.
   virtual const std::vector<double> &nodeCosts(int node) = 0;
-  /// The group of each configuration of `node`; group 0 is searched first.
+  /// The group of each configuration of `node`.
   virtual const std::vector<int> &groups(int node) = 0;
   virtual int numEdges() const = 0;
   /// The edge's endpoints (from, to).
@@ -61,6 +61,13 @@ public:
   /// other end in configuration `config`.
   virtual double groupBound(int edge, bool groupAtFrom, int group,
                             int config) = 0;
+  /// A lower bound on the edge's cost with its `from` node in any member of
+  /// `fromGroup` and its `to` node in any member of `toGroup`. By default
+  /// the better of the two sides' least groupBound over the other's members.
+  virtual double standInsBound(int edge, int fromGroup, int toGroup);
+  /// Whether the search holds `group` of `node` exactly from its first
+  /// round (by default group 0 alone).
+  virtual bool startsExact(int node, int group) { return group == 0; }
 };
 
 /// Minimizes the graph's cost, filling only the tables it needs.

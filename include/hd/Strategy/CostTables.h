@@ -9,10 +9,12 @@
 // computed once, on every core, and only as far as the search asks.
 //
 // For the grouped search (GroupedSearch.h) a layer's configurations are
-// grouped by task count, most tasks first. A group that runs on k devices
-// leaves devices k and above idle, which bounds its transfers from below
-// without computing them: a consumer task there must receive its whole box,
-// and a producer task there must send every element the consumer reads.
+// grouped by task count and channel degree, most tasks first; the groups on
+// the most devices are searched exactly from the start. A group that runs
+// on k devices leaves devices k and above idle, which bounds its transfers
+// from below without computing them: a consumer task there must receive its
+// whole box, and a producer task there must send every element the
+// consumer reads. A table's bounds are computed together, on every core.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +61,8 @@ public:
   }
   void fill(std::vector<EdgeBlock> &blocks) override;
   double groupBound(int e, bool groupAtFrom, int group, int config) override;
+  double standInsBound(int e, int fromGroup, int toGroup) override;
+  bool startsExact(int l, int group) override;
 
   /// The cost of a whole choice (one candidate index per layer).
   double evaluate(const std::vector<int> &choice);
@@ -94,12 +98,12 @@ private:
     int edge;     // one edge that has it
     size_t width; // the consumer's candidates
     std::vector<std::vector<double>> rows;
-    /// Lower bounds of the grouped search, per (side, configuration): one
-    /// per group of the other side.
-    std::map<std::pair<bool, int>, std::vector<double>> bounds;
-    /// Per consumer group: per operand dim, how many elements up to each
-    /// index every member's tasks together read (empty: unknown).
-    std::map<int, std::vector<std::vector<int64_t>>> readCounts;
+    /// Lower bounds of the grouped search (groupBound, standInsBound),
+    /// all computed at once when the first is asked for: per producer
+    /// candidate, one per consumer group; per consumer candidate, one per
+    /// producer group; per pair of groups.
+    bool boundsReady = false;
+    std::vector<std::vector<double>> vsRow, vsCol, standIns;
   };
 
   /// How many entries of rows x cols (every one when empty) `t` has yet
@@ -114,7 +118,12 @@ private:
   void fillTable(Table &t, const std::vector<int> &rows,
                  const std::vector<int> &cols, std::atomic<int64_t> &filled,
                  int64_t total);
-  const std::vector<std::vector<int64_t>> &readPrefix(Table &t, int group);
+  /// Per operand dim, how many elements up to each index every member of
+  /// consumer group `group` reads (empty: unknown).
+  std::vector<std::vector<int64_t>> readPrefix(const Table &t,
+                                               int group) const;
+  /// Computes every bound of `t`, on every core.
+  void prepareBounds(Table &t);
   double nodeMemory(int l, int c) const;
   double edgeMemory(int e, const ProducerGrid &producer,
                     const ConsumerTiles &tiles) const;
