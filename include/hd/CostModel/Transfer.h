@@ -11,10 +11,12 @@
 //     on at most one coordinate of the task in the consumer's grid (true of
 //     every hd layer), a device's volumes are products of per-dimension
 //     intersections, and a node's tasks form a few sub-boxes of each grid,
-//     so a task's same-node traffic is a product of intersections with the
-//     element intervals those sub-boxes cover. That costs O(rank) a device,
-//     with no per-pair tables. Tables use this one; tests check it against
-//     enumeration.
+//     so a consumer task's same-node traffic is a product of intersections
+//     with the element intervals those sub-boxes cover: O(rank) a device.
+//     A producer task's same-node sends take its node's consumer tasks
+//     (O(rank * devices per node)), and only the peaks need them where they
+//     could set the busiest port. Tables use this one; tests check it
+//     against enumeration.
 //
 //===----------------------------------------------------------------------===//
 
