@@ -381,14 +381,10 @@ void CostTables::prepareBounds(Table &t) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   int64_t perNode = model.getMachine().devicesPerNode;
 
-  // What the position-free bound needs of every configuration.
-  std::vector<ProducerExtents> rowExtents(rows.size());
+  // What the position-free bound needs of every consumer configuration,
+  // and per consumer group what every member reads.
   std::vector<ConsumerExtents> colExtents(cols.size());
   std::vector<std::vector<double>> colVolumes(cols.size());
-  parallelFor(rows.size(), [&](size_t p) {
-    rowExtents[p] = producerExtents(producerGrid(producer.shape, rows[p]),
-                                    perNode);
-  });
   parallelFor(cols.size(), [&](size_t c) {
     std::vector<TileBox> boxes;
     for (int64_t q = 0; q < cols[c].tasks(); ++q) {
@@ -402,18 +398,14 @@ void CostTables::prepareBounds(Table &t) {
   parallelFor(colTasks.size(),
               [&](size_t g) { prefixes[g] = readPrefix(t, int(g)); });
 
-  // Against each producer configuration, every consumer group: the least
-  // position-free bound of its members, and the idle-device bound:
-  // producer tasks on devices the group leaves idle send every element all
-  // its members read.
-  t.vsRow.assign(rows.size(), std::vector<double>(colTasks.size(), kInf));
+  // Per producer configuration, its extents and, against every consumer
+  // group, the idle-device bound: producer tasks on devices the group
+  // leaves idle send every element all its members read.
+  std::vector<ProducerExtents> rowExtents(rows.size());
+  t.vsRow.assign(rows.size(), std::vector<double>(colTasks.size(), 0.0));
   parallelFor(rows.size(), [&](size_t p) {
-    std::vector<double> &bounds = t.vsRow[p];
-    for (size_t c = 0; c < cols.size(); ++c)
-      bounds[colGroup[c]] =
-          std::min(bounds[colGroup[c]],
-                   model.misalignmentBoundMs(rowExtents[p], colExtents[c]));
     ProducerGrid grid = producerGrid(producer.shape, rows[p]);
+    rowExtents[p] = producerExtents(grid, perNode);
     size_t rank = grid.shape.size();
     std::vector<double> bytes;
     for (size_t g = 0; g < colTasks.size(); ++g) {
@@ -429,19 +421,31 @@ void CostTables::prepareBounds(Table &t) {
         }
         bytes[task] = kBytesPerElement * elements;
       }
-      bounds[g] = std::max(bounds[g],
-                           model.transferLowerBoundMs(bytes, colTasks[g]));
+      t.vsRow[p][g] = model.transferLowerBoundMs(bytes, colTasks[g]);
     }
   });
-  // Against each consumer configuration, every producer group: consumer
-  // tasks on devices the group leaves idle receive their whole box.
+  // The position-free bound of every pair, once; each side's bound against
+  // a group of the other is the larger of the least over the group's
+  // members and the idle-device bound.
+  std::vector<double> misaligned(rows.size() * cols.size());
+  parallelFor(rows.size(), [&](size_t p) {
+    std::vector<double> least(colTasks.size(), kInf);
+    for (size_t c = 0; c < cols.size(); ++c) {
+      double &m = misaligned[p * cols.size() + c];
+      m = model.misalignmentBoundMs(rowExtents[p], colExtents[c]);
+      least[colGroup[c]] = std::min(least[colGroup[c]], m);
+    }
+    for (size_t g = 0; g < colTasks.size(); ++g)
+      t.vsRow[p][g] = std::max(t.vsRow[p][g], least[g]);
+  });
+  // Consumer tasks on devices a producer group leaves idle receive their
+  // whole box.
   t.vsCol.assign(cols.size(), std::vector<double>(rowTasks.size(), kInf));
   parallelFor(cols.size(), [&](size_t c) {
     std::vector<double> &bounds = t.vsCol[c];
     for (size_t p = 0; p < rows.size(); ++p)
       bounds[rowGroup[p]] =
-          std::min(bounds[rowGroup[p]],
-                   model.misalignmentBoundMs(rowExtents[p], colExtents[c]));
+          std::min(bounds[rowGroup[p]], misaligned[p * cols.size() + c]);
     for (size_t g = 0; g < rowTasks.size(); ++g)
       bounds[g] = std::max(bounds[g], model.transferLowerBoundMs(
                                           colVolumes[c], rowTasks[g]));
