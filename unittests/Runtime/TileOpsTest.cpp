@@ -20,13 +20,16 @@ using namespace hdrt::cpu;
 
 namespace {
 
-constexpr int64_t N = 4, C = 3, HW = 5;
+constexpr int64_t N = 4, C = 3;
 constexpr double Eps = 1e-5;
+/// The image size (rows x columns) where a test does not choose one.
+constexpr int64_t ShortRows = 5;
 
 /// Batch norm of the whole tensor by the definition, in double.
 std::vector<double> batchNormReference(const std::vector<double> &x,
                                        const std::vector<float> &scale,
-                                       const std::vector<float> &shift) {
+                                       const std::vector<float> &shift,
+                                       int64_t HW = ShortRows) {
   std::vector<double> y(x.size());
   for (int64_t c = 0; c < C; ++c) {
     double mean = 0, var = 0;
@@ -52,7 +55,7 @@ void batchNormSplit(const std::vector<float> &x,
                     const std::vector<float> &scale,
                     const std::vector<float> &shift,
                     const std::vector<float> &dy, std::vector<float> &y,
-                    std::vector<float> &dx) {
+                    std::vector<float> &dx, int64_t HW = ShortRows) {
   int64_t half = 3; // uneven: samples [0, 3) and [3, 4)
   std::vector<double> sum(C), sumSq(C), sumDy(C), sumDyXhat(C);
   batchNormPartialSums(half, C, HW, x.data(), sum.data(), sumSq.data());
@@ -82,9 +85,46 @@ void batchNormSplit(const std::vector<float> &x,
   }
 }
 
+/// The input gradient by the closed form, in double: scale / sigma *
+/// (dy - mean(dy) - xhat * mean(dy * xhat)) per channel.
+std::vector<double> batchNormBackwardReference(const std::vector<float> &x,
+                                               const std::vector<float> &scale,
+                                               const std::vector<float> &dy,
+                                               int64_t HW) {
+  std::vector<double> dx(x.size());
+  int64_t count = N * HW;
+  auto at = [&](int64_t s, int64_t c, int64_t i) { return (s * C + c) * HW + i; };
+  for (int64_t c = 0; c < C; ++c) {
+    double mean = 0, var = 0, meanDy = 0, meanDyXhat = 0;
+    for (int64_t s = 0; s < N; ++s)
+      for (int64_t i = 0; i < HW; ++i)
+        mean += x[at(s, c, i)];
+    mean /= count;
+    for (int64_t s = 0; s < N; ++s)
+      for (int64_t i = 0; i < HW; ++i)
+        var += std::pow(x[at(s, c, i)] - mean, 2);
+    double invStd = 1 / std::sqrt(var / count + Eps);
+    for (int64_t s = 0; s < N; ++s)
+      for (int64_t i = 0; i < HW; ++i) {
+        meanDy += dy[at(s, c, i)];
+        meanDyXhat += dy[at(s, c, i)] * (x[at(s, c, i)] - mean) * invStd;
+      }
+    meanDy /= count;
+    meanDyXhat /= count;
+    for (int64_t s = 0; s < N; ++s)
+      for (int64_t i = 0; i < HW; ++i) {
+        double xhat = (x[at(s, c, i)] - mean) * invStd;
+        dx[at(s, c, i)] = scale[c] * invStd *
+                          (dy[at(s, c, i)] - meanDy - xhat * meanDyXhat);
+      }
+  }
+  return dx;
+}
+
 } // namespace
 
 TEST(TileOps, BatchNormSplitEqualsWholeAndFiniteDifferences) {
+  constexpr int64_t HW = ShortRows;
   std::mt19937 rng(1);
   auto x = randomBuffer(N * C * HW, rng), dy = randomBuffer(N * C * HW, rng);
   auto scale = randomBuffer(C, rng, 0.5, 1.5), shift = randomBuffer(C, rng);
@@ -107,6 +147,32 @@ TEST(TileOps, BatchNormSplitEqualsWholeAndFiniteDifferences) {
       fd += dy[k] * (yp[k] - ym[k]) / (2 * h);
     EXPECT_NEAR(dx[i], fd, 2e-3) << i;
   }
+}
+
+/// Rows of 67 values, around a mean 100 times their spread: the kernels'
+/// vector loops and their remainders, and the cancellation a large mean
+/// would cost a kernel that expanded (x - mean) * k into x * k - mean * k.
+TEST(TileOps, BatchNormOnLongRowsWithALargeMeanMatchesTheDefinition) {
+  constexpr int64_t HW = 67;
+  std::mt19937 rng(2);
+  auto x = randomBuffer(N * C * HW, rng, 99, 101);
+  // A gradient that follows x, as a loss's does: mean(dy * xhat) is then
+  // far from 0, and so is the factor of (x - mean) in dx.
+  auto dy = randomBuffer(N * C * HW, rng);
+  for (size_t i = 0; i < dy.size(); ++i)
+    dy[i] += 2 * (x[i] - 100);
+  auto scale = randomBuffer(C, rng, 0.5, 1.5), shift = randomBuffer(C, rng);
+  std::vector<float> y(x.size()), dx(x.size());
+  batchNormSplit(x, scale, shift, dy, y, dx, HW);
+  std::vector<double> want = batchNormReference(
+      std::vector<double>(x.begin(), x.end()), scale, shift, HW);
+  std::vector<double> wantDx = batchNormBackwardReference(x, scale, dy, HW);
+  for (size_t i = 0; i < y.size(); ++i)
+    EXPECT_NEAR(y[i], want[i], 1e-4) << i;
+  // dx is up to about 3 here. The float mean alone costs up to 1.6e-5;
+  // the expanded form 3e-5.
+  for (size_t i = 0; i < dx.size(); ++i)
+    EXPECT_NEAR(dx[i], wantDx[i], 2e-5) << i;
 }
 
 TEST(TileOps, SoftmaxCrossEntropySplitOverClassesEqualsWhole) {
