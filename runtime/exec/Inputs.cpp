@@ -199,9 +199,11 @@ void Program::stepInputs(int64_t step) {
     });
   }
   loadBatch(batch);
-  for (Layer &l : layers_)
+  for (Layer &l : layers_) {
     if (l.zeroGrad)
       device_->fill(l.grad.data(), l.grad.size(), 0.0f);
+    l.gradWritten = false;
+  }
 }
 
 void Program::fillForProfile() {

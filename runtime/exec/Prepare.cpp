@@ -61,6 +61,18 @@ void Program::prepare() {
   for (Edge &e : edges_)
     if (e.gradAliased && e.consumer->impl->writesWholeInputGradients())
       layers_[e.producer].zeroGrad = false;
+  // Several readers: zeroing up front and adding every reader's gradient
+  // in costs a write and a read-modify-write of the tile more than letting
+  // the first reader write it.
+  for (Layer &l : layers_)
+    if (l.task >= 0 && l.consumers > 1 && !profiling_) {
+      l.lazyGrad = true;
+      l.zeroGrad = false;
+    }
+  for (Edge &e : edges_)
+    e.mayWriteGradInPlace = e.producer >= 0 && e.inAliased &&
+                            layers_[e.producer].lazyGrad &&
+                            e.consumer->impl->writesWholeInputGradients();
   // A profiled layer has no readers here: its output gradient stands in
   // for what they wrote.
   if (profiling_)

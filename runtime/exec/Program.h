@@ -106,8 +106,14 @@ struct Layer {
   std::vector<Edge *> inputs; // by operand
   int consumers = 0;          // edges reading this layer's output
   /// Whether the step starts by zeroing `grad`: not where its only reader
-  /// writes all of it in place (LayerImpl::writesWholeInputGradients).
+  /// writes all of it in place (LayerImpl::writesWholeInputGradients), nor
+  /// where several readers accumulate it (`lazyGrad`).
   bool zeroGrad = true;
+  /// Several readers on this rank: the first to reach `grad` in a step's
+  /// backward writes it (in place, if it reads the tile in place and writes
+  /// its input gradient whole; else onto zeros), the others add into it.
+  /// `gradWritten` says whether this step's backward has reached it yet.
+  bool lazyGrad = false, gradWritten = false;
 
   // This rank's task, if any, and its tensors in device memory.
   int64_t task = -1;
@@ -152,6 +158,10 @@ struct Edge {
   bool hasBox = false;
   Box box;
   bool inAliased = false, gradAliased = false;
+  /// A reader of a `lazyGrad` producer that may write the producer's
+  /// gradient in place when it is the first to reach it; and whether it
+  /// does in this step's backward (`dIn` then points at that gradient).
+  bool mayWriteGradInPlace = false, writesGradInPlace = false;
   Buffer<float> inStorage, dInStorage;
   std::vector<int32_t> labels;
   Buffer<int32_t> deviceLabels;
@@ -276,6 +286,11 @@ private:
   void transfer(int64_t edge, bool forward);
   void gatherLocal(Edge &e);
   void scatterLocal(Edge &e);
+  /// Before layer `p`'s gradient is added into in this step: zeroes it if
+  /// it is lazily accumulated and nothing wrote it yet.
+  void touchGradient(Layer &p);
+  /// Before the consumer's backward: where `e` writes its input gradient.
+  void claimInputGradient(Edge &e);
   std::string firstNonFinite();
   /// The parameters as shards of global tensors: host copies of each
   /// shard's values and, with `momentum`, its momentum (downloaded when

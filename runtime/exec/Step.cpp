@@ -56,9 +56,35 @@ void Program::backward(int64_t id) {
   Charge charge(timers_, Category::Compute, &l.name, " bwd");
   if (l.task < 0)
     return;
+  touchGradient(l); // no reader on this rank wrote it: zeros
+  for (Edge *e : l.inputs)
+    claimInputGradient(*e);
   l.impl->backward(*this, l);
   for (Edge *e : l.inputs)
     scatterLocal(*e);
+}
+
+void Program::touchGradient(Layer &p) {
+  if (!p.lazyGrad || p.gradWritten)
+    return;
+  device_->fill(p.grad.data(), p.grad.size(), 0.0f);
+  p.gradWritten = true;
+}
+
+void Program::claimInputGradient(Edge &e) {
+  e.writesGradInPlace = false;
+  if (!e.hasBox || e.producer < 0 || e.gradAliased || e.explicitTransfer)
+    return;
+  Layer &p = layers_[e.producer];
+  if (!p.lazyGrad)
+    return;
+  if (!p.gradWritten && e.mayWriteGradInPlace) {
+    e.writesGradInPlace = true;
+    p.gradWritten = true;
+  } else {
+    touchGradient(p);
+  }
+  e.dIn = e.writesGradInPlace ? p.grad.data() : e.dInStorage.data();
 }
 
 /// Combines a layer's partial statistics with the tasks that share them.
@@ -78,7 +104,8 @@ void Program::gatherLocal(Edge &e) {
 }
 
 void Program::scatterLocal(Edge &e) {
-  if (!e.hasBox || e.gradAliased || e.explicitTransfer || e.producer < 0)
+  if (!e.hasBox || e.gradAliased || e.writesGradInPlace ||
+      e.explicitTransfer || e.producer < 0)
     return;
   Layer &p = layers_[e.producer];
   device_->addRegion(e.dIn, e.box, p.grad.data(), p.tile, e.box);
@@ -101,6 +128,8 @@ void Program::transfer(int64_t id, bool forward) {
     throw Error("edge " + std::to_string(id) + " is not a transfer");
   mpi::Side side{p->task >= 0 ? &p->tile : nullptr,
                  e.hasBox ? &e.box : nullptr};
+  if (!forward && p->task >= 0)
+    touchGradient(*p); // the exchange adds into it
   int rc = forward ? device_->exchangeForward(MPI_COMM_WORLD, e.plan, side,
                                               p->value.data(), e.in)
                    : device_->exchangeBackward(MPI_COMM_WORLD, e.plan, side,

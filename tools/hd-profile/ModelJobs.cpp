@@ -25,9 +25,10 @@ FailureOr<std::vector<ModelJob>> modelJobs(ModuleOp module, int64_t devices) {
       return failure();
     runtimes.push_back(std::move(*runtime));
   }
-  // Whether a step zeroes a layer's output gradient: unless its only reader
-  // overwrites it whole (as exec/Prepare.cpp decides, where the reader
-  // reads the tile in place, as under data parallelism).
+  // Whether a step zeroes a layer's output gradient: unless the first of
+  // its readers to run backward (the last in program order) overwrites it
+  // whole (as exec/Prepare.cpp and Step.cpp decide, where the reader reads
+  // the tile in place, as under data parallelism).
   std::vector<int> readers(layers.size(), 0), reader(layers.size(), -1);
   for (size_t l = 0; l < layers.size(); ++l)
     for (const LayerInput &in : layers[l].inputs)
@@ -36,7 +37,7 @@ FailureOr<std::vector<ModelJob>> modelJobs(ModuleOp module, int64_t devices) {
         reader[in.producer] = int(l);
       }
   auto zeroesGradient = [&](size_t l) {
-    return readers[l] != 1 || !hdrt::writesWholeInputGradients(
+    return readers[l] == 0 || !hdrt::writesWholeInputGradients(
                                   hdrt::LayerKind(runtimes[reader[l]].kind));
   };
   std::set<std::pair<std::string, std::vector<int64_t>>> seen;
