@@ -105,6 +105,15 @@ FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module, StringRef tool) {
     result.ops.push_back(layerOp);
     graph.layers.push_back(std::move(layer));
   }
+  std::vector<int> readers(graph.layers.size(), 0);
+  for (const Layer &layer : graph.layers)
+    for (const LayerInput &in : layer.inputs)
+      if (in.producer >= 0)
+        ++readers[in.producer];
+  for (Layer &layer : graph.layers)
+    for (LayerInput &in : layer.inputs)
+      if (in.producer >= 0)
+        in.producerReaders = readers[in.producer];
   graph.modelHash = llvm::formatv("{0:x-16}", hash).str();
   if (!graph.layers.empty())
     graph.batch = graph.layers.front().shape.front();

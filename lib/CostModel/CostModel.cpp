@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <optional>
 
 namespace hd {
@@ -92,6 +93,23 @@ double CostModel::rooflineMs(double flops, double bytes, bool dense) const {
          machine.launchUs * 1e-3;
 }
 
+double CostModel::gradientAccumulationMs(const Layer &layer,
+                                         const TileBox &tile) const {
+  // The first reader to run backward writes the producer's gradient; each
+  // of the others adds its input box into it (read both, write one). Which
+  // reader is first is the schedule's, so each pays the average share.
+  double bytes = 0;
+  for (unsigned i = 0; i < layer.inputs.size(); ++i) {
+    const LayerInput &in = layer.inputs[i];
+    if (in.producer < 0 || in.producerReaders < 2 || !layer.inputBox)
+      continue;
+    double others = double(in.producerReaders - 1) / in.producerReaders;
+    bytes += others * 3 * kBytesPerElement * layer.inputBox(i, tile).volume();
+  }
+  return bytes > 0 && machine.memGbps > 0 ? bytes / (machine.memGbps * 1e6)
+                                          : 0;
+}
+
 double CostModel::analyticComputeMs(const Layer &layer,
                                     const ParallelConfig &config) const {
   if (layer.kind == CostKind::View)
@@ -157,7 +175,10 @@ LayerCost CostModel::layerCost(const Layer &layer,
   } else {
     cost.computeMs = analyticComputeMs(layer, config);
   }
+  cost.computeMs += gradientAccumulationMs(layer, tile);
   cost.computeMs *= coreSharing(config);
+  if (config.tasks() > 1)
+    cost.computeMs *= 1 + machine.stragglerFraction;
 
   // Statistics shared across tasks (batch norm's per-channel sums among the
   // tasks holding the same channels, the softmax's per-sample maximum and
@@ -242,6 +263,17 @@ TransferCost CostModel::transferCost(const ProducerGrid &producer,
                                      const ConsumerTiles &tiles) const {
   TransferPeaks peaks = transferPeaks(machine, producer, tiles);
   TransferCost cost;
+  // A consumer box that is not its device's own tile is assembled by the
+  // runtime, remote parts or not: transferCopyMs. With nothing remote,
+  // every box lies in its device's tile, and is that tile when the boxes
+  // add up to the whole tensor (readsOwnDeviceTile, in O(1)).
+  if (peaks.elements == 0 &&
+      int64_t(tiles.boxes.size()) == producer.config.tasks() &&
+      tiles.totalBoxes == std::accumulate(producer.shape.begin(),
+                                          producer.shape.end(), int64_t(1),
+                                          std::multiplies<int64_t>()))
+    return cost;
+  cost.ms = transferCopyMs(tiles.largestBox, peaks.maxPortBytes);
   if (peaks.elements == 0)
     return cost;
   auto ms = [](double bytes, double gbps) { return bytes / (gbps * 1e6); };
@@ -250,9 +282,20 @@ TransferCost CostModel::transferCost(const ProducerGrid &producer,
                            ms(peaks.maxNicBytes, machine.interNodeGbps)});
   // Backward sends the same boxes' gradients the other way; the links are
   // symmetric, so it takes as long as forward.
-  cost.ms = 2 * (worst + peaks.maxMessages * machine.latencyUs * 1e-3);
+  cost.ms += 2 * (worst + peaks.maxMessages * machine.latencyUs * 1e-3);
   cost.bytes = 2 * kBytesPerElement * peaks.elements;
   return cost;
+}
+
+double CostModel::transferCopyMs(int64_t boxElements, double sentBytes) const {
+  if (machine.memGbps <= 0)
+    return 0;
+  // Forward writes the whole box once, reading each element from the
+  // device's own tile or a receive buffer (2x the box), and packs what it
+  // sends (2x). Backward adds the box's gradient into the tiles it came
+  // from (read both, write one: 3x) and packs what goes back (2x).
+  double box = kBytesPerElement * double(boxElements);
+  return (5 * box + 4 * sentBytes) / (machine.memGbps * 1e6);
 }
 
 double CostModel::transferLowerBoundMs(const std::vector<double> &bytes,

@@ -130,6 +130,7 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
       {"device_gbps", &Machine::deviceGbps, false},
       {"allreduce_gbps", &Machine::allReduceGbps, false},
       {"mem_reserve_gib", &Machine::memReserveGib, false},
+      {"straggler_fraction", &Machine::stragglerFraction, false},
   };
   static const CountSpec counts[] = {
       {"nodes", &Machine::nodes, true},
@@ -191,7 +192,8 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
       return fieldError(origin, f.name, "must be a number");
     bool zeroOk = StringRef(f.name) == "launch_us" ||
                   StringRef(f.name) == "latency_us" ||
-                  StringRef(f.name) == "mem_reserve_gib";
+                  StringRef(f.name) == "mem_reserve_gib" ||
+                  StringRef(f.name) == "straggler_fraction";
     if (*d < 0 || (*d == 0 && !zeroOk))
       return fieldError(origin, f.name,
                         zeroOk ? "must be >= 0" : "must be positive");
@@ -200,6 +202,9 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
   if (m.efficiency > 1)
     return fieldError(origin, "efficiency",
                       "is a fraction of peak and must be at most 1");
+  if (m.stragglerFraction > 1)
+    return fieldError(origin, "straggler_fraction",
+                      "is a fraction of a layer's time and must be at most 1");
   if (m.memReserveGib >= m.memGib)
     return fieldError(origin, "mem_reserve_gib",
                       formatv("({0}) must be below mem_gib ({1})",
@@ -286,6 +291,8 @@ std::string machineToJSON(const Machine &m) {
     o["mem_reserve_gib"] = m.memReserveGib;
   if (m.coresPerNode > 0)
     o["cores_per_node"] = m.coresPerNode;
+  if (m.stragglerFraction > 0)
+    o["straggler_fraction"] = m.stragglerFraction;
   if (!m.profile.empty())
     o["profile"] = m.profile;
   return formatv("{0:2}", json::Value(std::move(o))).str();

@@ -522,9 +522,12 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
   ConsumerTiles tiles;
   tiles.degrees = config.degrees;
   int64_t Q = config.tasks();
-  for (int64_t q = 0; q < Q; ++q)
+  for (int64_t q = 0; q < Q; ++q) {
     tiles.boxes.push_back(consumer.inputBox(
         operand, tileOfTask(consumer.shape, config.degrees, q)));
+    tiles.largestBox = std::max(tiles.largestBox, tiles.boxes.back().volume());
+    tiles.totalBoxes += tiles.boxes.back().volume();
+  }
   if (tiles.boxes.empty())
     return tiles;
   // Find, per operand dim, the one consumer coordinate its range follows.

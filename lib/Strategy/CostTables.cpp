@@ -38,11 +38,12 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
       edgesOf(graph.layers.size()), readers(graph.layers.size(), 0) {
   for (size_t l = 0; l < graph.layers.size(); ++l) {
     const Layer &layer = graph.layers[l];
-    // A layer fed only by graph inputs skips its backward-data pass, which
-    // the signature does not show.
+    // A layer fed only by graph inputs skips its backward-data pass, and
+    // one whose producer has other readers adds its gradient into theirs:
+    // neither shows in the signature.
     std::string inputs;
     for (const LayerInput &in : layer.inputs)
-      inputs += in.producer < 0 ? 'g' : 'l';
+      inputs += in.producer < 0 ? "g" : "l" + std::to_string(in.producerReaders);
     nodeKeys.push_back(layer.signature + "|" + inputs + "|" +
                        candidatesKey(this->candidates[l]));
     for (unsigned i = 0; i < layer.inputs.size(); ++i) {

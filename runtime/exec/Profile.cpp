@@ -84,29 +84,41 @@ bool writesWholeInputGradients(LayerKind kind) {
   return exec::layerImpl(kind).writesWholeInputGradients();
 }
 
+namespace {
+
+/// The request's layer alone in a program, as task 0, its operands filled.
+std::unique_ptr<Program> profiledProgram(const LayerProfileRequest &r) {
+  int64_t tasks = 1;
+  for (int64_t d : r.degrees)
+    tasks *= d;
+  exec::Options options;
+  auto program = std::make_unique<Program>(options, tasks, r.name, "profile",
+                                           profilingDevice());
+  program->enableProfiling(r.zeroOutputGradient);
+  program->defineLayer(0, r.layer.kind, r.name,
+                       static_cast<int>(r.shape.size()), r.shape.data(),
+                       r.degrees.data(), int64_t(r.operands.size()),
+                       r.layer.data(), int64_t(r.layer.bytes()));
+  for (size_t i = 0; i < r.operands.size(); ++i) {
+    const ProfileOperand &o = r.operands[i];
+    program->defineEdge(
+        int64_t(i), 0, int64_t(i), o.labels ? HDRT_LABELS : HDRT_IMAGES,
+        static_cast<int>(o.shape.size()), o.shape.data(), nullptr, 0);
+    if (o.gradient && !o.labels)
+      program->wantInputGradient(int64_t(i));
+  }
+  program->prepare();
+  program->fillForProfile();
+  return program;
+}
+
+} // namespace
+
 LayerProfile profileLayer(const LayerProfileRequest &r) {
   LayerProfile result;
   try {
-    int64_t tasks = 1;
-    for (int64_t d : r.degrees)
-      tasks *= d;
-    exec::Options options;
-    Program program(options, tasks, r.name, "profile", profilingDevice());
-    program.enableProfiling(r.zeroOutputGradient);
-    program.defineLayer(0, r.layer.kind, r.name,
-                        static_cast<int>(r.shape.size()), r.shape.data(),
-                        r.degrees.data(), int64_t(r.operands.size()),
-                        r.layer.data(), int64_t(r.layer.bytes()));
-    for (size_t i = 0; i < r.operands.size(); ++i) {
-      const ProfileOperand &o = r.operands[i];
-      program.defineEdge(
-          int64_t(i), 0, int64_t(i), o.labels ? HDRT_LABELS : HDRT_IMAGES,
-          static_cast<int>(o.shape.size()), o.shape.data(), nullptr, 0);
-      if (o.gradient && !o.labels)
-        program.wantInputGradient(int64_t(i));
-    }
-    program.prepare();
-    program.fillForProfile();
+    std::unique_ptr<Program> owned = profiledProgram(r);
+    Program &program = *owned;
     // Each pass finds the layer's memory out of the caches, as in a step
     // where the other layers ran since it last touched it (flushed: a VM
     // may keep little of the cache it reports, here 480 MiB, and a cache
@@ -170,11 +182,14 @@ template <typename Body> double slowestSeconds(int rounds, Body body) {
   return slowest;
 }
 
-/// Bandwidth as a compiled program's transfers get it: the runtime's own
-/// exchange (pack, send, receive, unpack, and the local copy) of an
-/// activation moving from a sample split to a channel split, forward and
-/// backward, on data out of cache. GB/s of the bytes each rank sends.
-double exchangeGbps(int rank, int ranks) {
+/// The links' bandwidth as a compiled program's transfers use them: the
+/// messages of an activation moving from a sample split to a channel
+/// split, each rank sending to and receiving from every other at once,
+/// forward and back, between buffers out of cache. GB/s of the bytes each
+/// rank sends. The runtime's copies around the messages (packing, the
+/// local part, unpacking) are the cost model's transferCopyMs, at memory
+/// speed; before it modelled them, this measured the whole exchange.
+double messageGbps(int rank, int ranks) {
   // Room for every rank along n and c, however many there are.
   auto atLeast = [&](int64_t size) {
     return size * ((ranks + size - 1) / size);
@@ -188,27 +203,44 @@ double exchangeGbps(int rank, int ranks) {
     b.hi[dim] = shape[dim] * (task + 1) / ranks;
     return b;
   };
-  std::vector<mpi::Move> plan;
-  double sentBytes = 0;
-  for (int src = 0; src < ranks; ++src)
-    for (int dst = 0; dst < ranks; ++dst) {
-      Box box = intersect(part(0, src), part(1, dst));
-      if (src == dst || box.volume() == 0)
-        continue;
-      plan.push_back({src, dst, box});
-      if (src == rank)
-        sentBytes += 4.0 * double(box.volume());
-    }
-  Box tileBox = part(0, rank), inBox = part(1, rank);
-  mpi::Side side{&tileBox, &inBox};
+  // Per peer, the elements this rank sends it and receives from it.
+  std::vector<int64_t> sends(ranks, 0), receives(ranks, 0);
+  int64_t sent = 0, received = 0;
+  for (int peer = 0; peer < ranks; ++peer) {
+    if (peer == rank)
+      continue;
+    sends[peer] = intersect(part(0, rank), part(1, peer)).volume();
+    receives[peer] = intersect(part(0, peer), part(1, rank)).volume();
+    sent += sends[peer];
+    received += receives[peer];
+  }
   const int copies = 8;
-  ColdBuffers tiles(copies, size_t(tileBox.volume())),
-      inputs(copies, size_t(inBox.volume()));
+  ColdBuffers out(copies, size_t(std::max<int64_t>(sent, 1))),
+      in(copies, size_t(std::max<int64_t>(received, 1)));
+  auto exchange = [&](float *from, const std::vector<int64_t> &fromCounts,
+                      float *to, const std::vector<int64_t> &toCounts) {
+    std::vector<MPI_Request> requests;
+    for (int peer = 0; peer < ranks; ++peer) {
+      if (toCounts[peer] > 0) {
+        requests.emplace_back();
+        MPI_Irecv(to, int(toCounts[peer]), MPI_FLOAT, peer, 0,
+                  MPI_COMM_WORLD, &requests.back());
+        to += toCounts[peer];
+      }
+      if (fromCounts[peer] > 0) {
+        requests.emplace_back();
+        MPI_Isend(from, int(fromCounts[peer]), MPI_FLOAT, peer, 0,
+                  MPI_COMM_WORLD, &requests.back());
+        from += fromCounts[peer];
+      }
+    }
+    MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  };
   double seconds = slowestSeconds(2 * copies, [&](int i) {
-    mpi::exchangeForward(MPI_COMM_WORLD, plan, side, tiles[i], inputs[i]);
-    mpi::exchangeBackward(MPI_COMM_WORLD, plan, side, tiles[i], inputs[i]);
+    exchange(out[i], sends, in[i], receives);  // forward
+    exchange(in[i], receives, out[i], sends);  // backward
   });
-  return 2 * sentBytes / seconds / 1e9;
+  return 2 * 4.0 * double(sent) / seconds / 1e9;
 }
 
 /// All-reduce bus bandwidth as NCCL reports it (2 (n - 1) / n of the data
@@ -259,7 +291,7 @@ LinkProfile profileLinks() {
   };
   pingPong(8, 10); // warm-up
   p.latencyUs = pingPong(8, 200) * 1e6;
-  p.p2pGbps = exchangeGbps(rank, ranks);
+  p.p2pGbps = messageGbps(rank, ranks);
   for (size_t bytes = 256 << 10; bytes <= (256u << 20); bytes *= 4) {
     p.allReduceCurve.push_back({double(bytes), allReduceGbps(ranks, bytes)});
     if (bytes == 16 << 20) // the single figure, for machines without a curve
@@ -271,6 +303,50 @@ LinkProfile profileLinks() {
 } // namespace hdrt
 
 namespace hdrt {
+
+namespace {
+
+/// Every rank runs the same layer at once, then they meet, as the tasks of
+/// a layer meet at its next transfer or statistics sum: the step waits for
+/// the slowest. Returns how much longer, as a fraction of the mean run,
+/// the meeting comes than the mean run and an idle barrier: the jitter a
+/// shared host adds to every layer split over its processes.
+double stragglerFraction(const LayerProfileRequest &r) {
+  std::unique_ptr<Program> program = profiledProgram(r);
+  Device &device = *profilingDevice();
+  auto run = [&] {
+    program->forward(0);
+    program->fence();
+  };
+  run(); // warm-up
+  const int rounds = 40;
+  double idle = 0, own = 0, met = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < rounds; ++i) {
+    double t = MPI_Wtime();
+    MPI_Barrier(MPI_COMM_WORLD);
+    idle += MPI_Wtime() - t;
+  }
+  for (int i = 0; i < rounds; ++i) {
+    device.evictFromCaches();
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    run();
+    double t1 = MPI_Wtime();
+    MPI_Barrier(MPI_COMM_WORLD);
+    own += t1 - t0;
+    met += MPI_Wtime() - t0;
+  }
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  double sums[3] = {idle, own, met}, total[3];
+  MPI_Allreduce(sums, total, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double meanRun = total[1] / ranks, meanMet = total[2] / ranks,
+         meanIdle = total[0] / ranks;
+  return std::max(0.0, (meanMet - meanIdle - meanRun) / meanRun);
+}
+
+} // namespace
 
 HostProfile profileHost() {
   HostProfile host;
@@ -321,6 +397,12 @@ HostProfile profileHost() {
   relu.shape = {1, 8, 1, 1};
   relu.operands = {{relu.shape, false, true}};
   host.launchUs = time(relu) * 1e3;
+
+  try {
+    host.stragglerFraction = stragglerFraction(conv);
+  } catch (const std::exception &e) {
+    host.error = e.what();
+  }
   return host;
 }
 

@@ -300,6 +300,7 @@ int calibrate() {
   m.interNodeGbps = host.links.p2pGbps;
   m.allReduceGbps = host.links.allReduceGbps;
   m.allReduceCurve = host.links.allReduceCurve;
+  m.stragglerFraction = host.stragglerFraction;
   // Every speed above was measured with all `ranks` processes busy on
   // these cores: the cost model scales layers with fewer tasks from it.
   m.coresPerNode = std::max(1u, std::thread::hardware_concurrency());
@@ -308,9 +309,10 @@ int calibrate() {
   out() << formatv("hd-profile: calibrated {0} processes: {1:f1} GFLOP/s "
                    "dense, {2:f1} GB/s memory, {3:f1} us per kernel, MPI "
                    "{4:f1} us latency, {5:f2} GB/s point-to-point, {6:f2} "
-                   "GB/s all-reduce, {7} cores -> {8}\n",
+                   "GB/s all-reduce, {7} cores, stragglers +{8:f1}% -> {9}\n",
                    ranks, m.peakGflops, m.memGbps, m.launchUs, m.latencyUs,
-                   m.intraNodeGbps, m.allReduceGbps, m.coresPerNode, output);
+                   m.intraNodeGbps, m.allReduceGbps, m.coresPerNode,
+                   100 * m.stragglerFraction, output);
   return 0;
 }
 

@@ -119,6 +119,39 @@ TEST(CostModel, FewerTasksThanSharedCoresRunFaster) {
                    ownModel.layerCost(fc, {{1, 1}}).computeMs);
 }
 
+// A producer read by three layers: the runtime adds two of the readers'
+// input gradients into its gradient (read both, write one), and each
+// reader is charged its share of that.
+TEST(CostModel, SharedGradientsAreAddedByAllButOneReader) {
+  CostModel model(machine());
+  Layer alone = fcLayer(), shared = fcLayer();
+  shared.inputs[0].producerReaders = 3;
+  for (auto [degrees, rows] :
+       std::vector<std::pair<std::vector<int64_t>, int64_t>>{
+           {{1, 1}, 64}, {{4, 1}, 16}, {{1, 4}, 64}}) {
+    ParallelConfig config{degrees};
+    double box = 4.0 * rows * 512; // bytes of the largest task's input box
+    double want = 2.0 / 3 * 3 * box / (machine().memGbps * 1e6);
+    EXPECT_NEAR(model.layerCost(shared, config).computeMs -
+                    model.layerCost(alone, config).computeMs,
+                want, 1e-12)
+        << degrees[0] << "x" << degrees[1];
+  }
+}
+
+// The slowest of a layer's tasks sets when they meet; one task meets none.
+TEST(CostModel, StragglersSlowLayersOnSeveralDevices) {
+  Machine jittery = machine();
+  jittery.stragglerFraction = 0.05;
+  CostModel steady(machine()), shaky(jittery);
+  Layer fc = fcLayer();
+  EXPECT_DOUBLE_EQ(shaky.layerCost(fc, {{1, 1}}).computeMs,
+                   steady.layerCost(fc, {{1, 1}}).computeMs);
+  for (ParallelConfig config : {ParallelConfig{{4, 1}}, ParallelConfig{{1, 2}}})
+    EXPECT_DOUBLE_EQ(shaky.layerCost(fc, config).computeMs,
+                     1.05 * steady.layerCost(fc, config).computeMs);
+}
+
 TEST(CostModel, CorruptProfileDatabaseIsRejected) {
   for (const char *bad :
        {"{", R"({"format": "other", "entries": []})",

@@ -53,6 +53,17 @@ TEST(Machine, CoresPerNodeIsOptionalAndRoundTrips) {
   EXPECT_EQ(parseMachine(machineToJSON(*m), "x")->coresPerNode, 2);
 }
 
+TEST(Machine, StragglerFractionIsOptionalAndRoundTrips) {
+  EXPECT_EQ(parseMachine(valid, "m.json")->stragglerFraction, 0);
+  std::string jittery = valid;
+  jittery.replace(jittery.find("\"latency_us\": 3"), 15,
+                  "\"latency_us\": 3, \"straggler_fraction\": 0.02");
+  llvm::Expected<Machine> m = parseMachine(jittery, "m.json");
+  ASSERT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());
+  EXPECT_EQ(m->stragglerFraction, 0.02);
+  EXPECT_EQ(parseMachine(machineToJSON(*m), "x")->stragglerFraction, 0.02);
+}
+
 TEST(Machine, AllReduceCurveParsesAndRoundTrips) {
   std::string curved = valid;
   curved.replace(curved.find("\"latency_us\": 3"), 15,
@@ -108,6 +119,13 @@ TEST(Machine, ErrorsNameTheField) {
   EXPECT_EQ(with("\"latency_us\": 3", "\"latency_us\": 3, \"cores_per_node\": 0"),
             "m.json: field 'cores_per_node' must be a positive integer (at "
             "most 65536)");
+  EXPECT_EQ(with("\"latency_us\": 3",
+                 "\"latency_us\": 3, \"straggler_fraction\": -0.1"),
+            "m.json: field 'straggler_fraction' must be >= 0");
+  EXPECT_EQ(with("\"latency_us\": 3",
+                 "\"latency_us\": 3, \"straggler_fraction\": 1.5"),
+            "m.json: field 'straggler_fraction' is a fraction of a layer's "
+            "time and must be at most 1");
   EXPECT_NE(errorOf("{\"name\": ").find("m.json: not valid JSON"),
             std::string::npos);
   EXPECT_EQ(errorOf("[1, 2]"),

@@ -272,3 +272,52 @@ TEST(Transfer, MisalignmentBoundNeverExceedsTheCost) {
   // Not vacuous: it often gets within half of the cost.
   EXPECT_GE(tight, checked / 10);
 }
+
+// The runtime assembles a consumer box wherever it is not its device's own
+// tile, and the cost charges its copies exactly there (the O(1) test in
+// transferCost against readsOwnDeviceTile, which compares every tile), on
+// top of the links' cost.
+TEST(Transfer, CopiesChargedWhereABoxIsNotItsDevicesTile) {
+  std::mt19937 rng(5);
+  int copied = 0, inPlace = 0;
+  for (auto [nodes, perNode] :
+       std::vector<std::pair<int, int>>{{1, 4}, {2, 4}, {1, 6}}) {
+    Machine m = testMachine(nodes, perNode);
+    Machine linksOnly = m;
+    linksOnly.memGbps = 0;
+    CostModel model(m), links(linksOnly);
+    for (int trial = 0; trial < 4; ++trial) {
+      std::vector<int64_t> shape;
+      for (const Layer &consumer : consumers(shape, rng)) {
+        auto pcs = enumerateConfigs(shape, m.numDevices());
+        auto ccs = enumerateConfigs(consumer.shape, m.numDevices());
+        for (int k = 0; k < 30; ++k) {
+          const ParallelConfig &pc = pcs[rng() % pcs.size()];
+          // Every third pair reads with the producer's own configuration,
+          // where elementwise consumers read their tiles in place.
+          const ParallelConfig &cc =
+              k % 3 == 0 && pc.degrees.size() == consumer.shape.size()
+                  ? pc
+                  : ccs[rng() % ccs.size()];
+          ProducerGrid grid = producerGrid(shape, pc);
+          ConsumerTiles tiles = consumerTiles(consumer, 0, cc);
+          int64_t largest = 0;
+          for (const TileBox &b : tiles.boxes)
+            largest = std::max(largest, b.volume());
+          bool copies = !readsOwnDeviceTile(grid, tiles);
+          double sent = transferPeaks(m, grid, tiles).maxPortBytes;
+          double want = copies ? model.transferCopyMs(largest, sent) : 0;
+          EXPECT_NEAR(model.transferCost(grid, tiles).ms -
+                          links.transferCost(grid, tiles).ms,
+                      want, 1e-9 * (1 + want))
+              << pc.str() << " -> " << cc.str();
+          copied += copies;
+          inPlace += !copies;
+        }
+      }
+    }
+  }
+  // Both cases occur.
+  EXPECT_GE(copied, 100);
+  EXPECT_GE(inPlace, 20);
+}

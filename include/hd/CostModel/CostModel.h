@@ -52,6 +52,9 @@ public:
   const Machine &getMachine() const { return machine; }
 
   LayerCost layerCost(const Layer &layer, const ParallelConfig &config) const;
+  /// The runtime adding this layer's input gradients into those of
+  /// producers that other layers read too (part of t_c), for `tile`.
+  double gradientAccumulationMs(const Layer &layer, const TileBox &tile) const;
 
   /// t_x of the edge from `producer` into operand `operand` of `consumer`.
   TransferCost transferCost(const Layer &producer,
@@ -62,6 +65,11 @@ public:
   /// which tables compute once per row and per column.
   TransferCost transferCost(const ProducerGrid &producer,
                             const ConsumerTiles &tiles) const;
+  /// The runtime's copies for a transfer into consumer boxes of at most
+  /// `boxElements`, where a device sends at most `sentBytes` (forward and
+  /// backward, ms): part of transferCost wherever a consumer box is not its
+  /// device's own tile.
+  double transferCopyMs(int64_t boxElements, double sentBytes) const;
   /// A lower bound on the transfer time (ms) when only devices
   /// [0, holders) take part on one side, and every device t >= holders must
   /// receive from them (or send to them) at least bytes[t]: what its port,

@@ -24,6 +24,10 @@ struct LayerInput {
   /// labels), which every task loads for itself.
   int producer = -1;
   std::vector<int64_t> shape;
+  /// How many operands in the graph read the producer's output, this one
+  /// included. Where several do, the runtime adds their gradients into
+  /// the producer's: every reader but one adds its input box.
+  int producerReaders = 1;
 };
 
 struct Layer {

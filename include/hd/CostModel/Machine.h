@@ -53,6 +53,12 @@ struct Machine {
   /// layer with fewer tasks than processes shares the cores with fewer of
   /// them. 0: every device has its own processor.
   int64_t coresPerNode = 0;
+  /// How much longer than its mean time a layer split over several devices
+  /// takes, until its tasks meet at the next transfer or statistics sum:
+  /// the step waits for the slowest device, and a shared host's jitter
+  /// makes one slower each time (hd-profile calibrate measures it). t_c of
+  /// such layers is scaled by 1 + this. 0: devices keep pace.
+  double stragglerFraction = 0;
   /// Optional measured layer times (a profile database file).
   std::string profile;
 

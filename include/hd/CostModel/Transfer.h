@@ -43,6 +43,8 @@ struct Flow {
 struct ConsumerTiles {
   std::vector<int64_t> degrees;  // the consumer's configuration
   std::vector<TileBox> boxes;    // per consumer task
+  int64_t largestBox = 0;        // the most elements of one task's box
+  int64_t totalBoxes = 0;        // the elements of every task's box
   std::vector<int64_t> coords;   // per task, its grid coordinates (flat)
   /// Separable form: for each dim of the operand, the consumer grid
   /// coordinate its range depends on (-1: the same for every task) and the

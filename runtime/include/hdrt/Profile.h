@@ -87,8 +87,8 @@ bool jobFromText(const std::string &line, ProfileJob &job, std::string &error);
 /// Point-to-point and all-reduce speeds between the MPI processes.
 struct LinkProfile {
   double latencyUs = 0;      // half a small round trip
-  double p2pGbps = 0;        // sent bytes per second of the runtime's
-                             // exchange, data out of cache
+  double p2pGbps = 0;        // sent bytes per second of messages
+                             // between buffers out of cache
   double allReduceGbps = 0;  // bus bandwidth of the runtime's gradient
                              // all-reduce, data out of cache, on 16 MiB
   /// The same at sizes from 256 KiB to 256 MiB: (bytes, GB/s), ascending.
@@ -107,6 +107,9 @@ struct HostProfile {
   double denseGflops = 0; // a 3x3 convolution's forward
   double memGbps = 0;     // a large ReLU's bytes read and written
   double launchUs = 0;    // a tiny ReLU
+  /// How much longer than its mean time a layer run by every process at
+  /// once takes until they meet again: the slowest process's lead.
+  double stragglerFraction = 0;
   std::string error;
 };
 
