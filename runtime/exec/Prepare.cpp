@@ -56,6 +56,7 @@ void Program::prepare() {
   batch_ = loss.out.shape[0];
   for (Layer &l : layers_)
     prepareLayer(l);
+  allocateGradients();
   for (Edge &e : edges_)
     prepareEdge(e);
   for (Edge &e : edges_)
@@ -172,6 +173,28 @@ void Program::prepareLayer(Layer &l) {
   prepareParams(l);
 }
 
+/// Every parameter gradient of this rank in one allocation, in the order
+/// backward produces them (the last layer's first): the gradient sums take
+/// consecutive layers' small gradients as one contiguous bucket, summed in
+/// place instead of packed into a buffer and back.
+void Program::allocateGradients() {
+  std::vector<Param *> trained;
+  int64_t total = 0;
+  for (auto l = layers_.rbegin(); l != layers_.rend(); ++l)
+    if (l->task >= 0)
+      for (Param &p : l->params)
+        if (p.trained) {
+          trained.push_back(&p);
+          total += p.box.volume();
+        }
+  gradients_.assign(*device_, total);
+  float *next = gradients_.data();
+  for (Param *p : trained) {
+    p->grad = Buffer<float>::view(*device_, next, p->box.volume());
+    next += p->box.volume();
+  }
+}
+
 /// Parameters are split along their dim 0, the layer's output channels: a
 /// task's shard is its tile's channels. Replicas along n, h and w hold the
 /// same one and the first of them checkpoints it.
@@ -204,10 +227,8 @@ void Program::prepareParams(Layer &l) {
     p.box.lo[0] = c0;
     p.box.hi[0] = c1;
     p.value.assign(*device_, p.box.volume());
-    if (p.trained) {
-      p.grad.assign(*device_, p.box.volume());
+    if (p.trained) // its gradient: allocateGradients
       p.velocity.assign(*device_, p.box.volume());
-    }
     // Drawn by global index, so every split starts from the same values.
     int64_t row = 1;
     for (size_t d = 1; d < p.shape.size(); ++d)

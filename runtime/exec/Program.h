@@ -273,6 +273,7 @@ private:
   MPI_Comm split(int color, int key);
   void prepareLayer(Layer &l);
   void prepareParams(Layer &l);
+  void allocateGradients();
   void prepareEdge(Edge &e);
   void checkPlan(const Edge &e) const;
   void checkOutputs();
@@ -320,6 +321,9 @@ private:
   bool profiling_ = false, profileZeroesGradient_ = true;
   bool training_ = true;
   // Deques: layers and edges point at each other.
+  /// The parameter gradients of every layer (allocateGradients); each
+  /// Param's `grad` is a view of it.
+  Buffer<float> gradients_;
   std::deque<Layer> layers_;
   std::deque<Edge> edges_;
   int64_t firstStep_ = 0, step_ = 0, batch_ = 0;

@@ -169,8 +169,14 @@ int GradientSync::run(Job &job, bool polled) {
     }
     return int(MPI_SUCCESS);
   };
-  if (job.segments.size() == 1)
-    return sum(job.segments[0].first, job.segments[0].second);
+  // Gradients laid out in the order they are started (as the runtime
+  // allocates them) form one contiguous run: summed in place.
+  bool contiguous = true;
+  for (size_t i = 1; i < job.segments.size() && contiguous; ++i)
+    contiguous = job.segments[i].first ==
+                 job.segments[i - 1].first + job.segments[i - 1].second;
+  if (contiguous)
+    return sum(job.segments[0].first, job.count);
   packed_.resize(size_t(job.count));
   float *at = packed_.data();
   for (auto [data, count] : job.segments)

@@ -6,7 +6,10 @@
 // and ones that go alone, over a byte of the bucket limit) on the world and
 // on two replica groups split from it, as a backward pass would, and does
 // other MPI work on the main thread while they run; then waits for them in
-// a different order, as the updates do. Every element must equal the sum
+// a different order, as the updates do. The gradients are separate
+// allocations, then one allocation per group in the order they start (as
+// the runtime lays them out), where buckets are summed in place. Every
+// element must equal the sum
 // over the group's ranks of the values each rank put there (exact: they
 // are small integers), three steps in a row. Exits non-zero and aborts the
 // job on any mismatch.
@@ -49,17 +52,34 @@ int main(int argc, char **argv) {
                                       64, bucket / 2, bucket,     5,
                                       3,  bucket + 1, bucket / 5, 1};
   int failures = 0, checked = 0;
-  // On the worker thread, and on this one.
-  for (bool threaded : {true, false}) {
+  // On the worker thread, and on this one; separate gradients, and each
+  // group's in one allocation.
+  for (bool threaded : {true, false})
+  for (bool oneAllocation : {false, true}) {
     GradientSync sync(threaded);
     for (int step = 0; step < 3; ++step) {
-      std::vector<std::vector<float>> grads(sizes.size());
+      std::vector<std::vector<float>> storage(sizes.size());
+      std::vector<float *> grads(sizes.size());
+      if (oneAllocation) {
+        for (size_t g = 0; g < sizes.size(); ++g)
+          storage[g % 3].resize(storage[g % 3].size() + size_t(sizes[g]));
+        std::vector<float *> next = {storage[0].data(), storage[1].data(),
+                                     storage[2].data()};
+        for (size_t g = 0; g < sizes.size(); ++g) {
+          grads[g] = next[g % 3];
+          next[g % 3] += sizes[g];
+        }
+      } else {
+        for (size_t g = 0; g < sizes.size(); ++g) {
+          storage[g].resize(size_t(sizes[g]));
+          grads[g] = storage[g].data();
+        }
+      }
       for (size_t g = 0; g < sizes.size(); ++g) {
-        grads[g].resize(size_t(sizes[g]));
         for (int64_t i = 0; i < sizes[g]; ++i)
           grads[g][i] = contribution(step, int(g), rank, i);
         MPI_Comm comm = comms[g % 3];
-        if (int rc = sync.start(comm, grads[g].data(), sizes[g])) {
+        if (int rc = sync.start(comm, grads[g], sizes[g])) {
           std::fprintf(stderr, "start failed: %d\n", rc);
           MPI_Abort(MPI_COMM_WORLD, 1);
         }
@@ -72,7 +92,7 @@ int main(int argc, char **argv) {
       for (size_t k = 0; k < sizes.size(); ++k) {
         size_t g = (k * 5) % sizes.size();
         MPI_Comm comm = comms[g % 3];
-        if (int rc = sync.wait(grads[g].data())) {
+        if (int rc = sync.wait(grads[g])) {
           std::fprintf(stderr, "wait failed: %d\n", rc);
           MPI_Abort(MPI_COMM_WORLD, 1);
         }

@@ -292,7 +292,8 @@ std::unique_ptr<Device> makeCpuDevice(const DeviceOptions &options = {});
 /// index on its node.
 std::unique_ptr<Device> makeCudaDevice(const DeviceOptions &options);
 
-/// Device memory of `T`, allocated once and released with its owner.
+/// Device memory of `T`, allocated once and released with its owner; or a
+/// view of part of another Buffer's (`view`), which releases nothing.
 template <typename T> class Buffer {
 public:
   Buffer() = default;
@@ -304,11 +305,22 @@ public:
     std::swap(device_, o.device_);
     std::swap(data_, o.data_);
     std::swap(count_, o.count_);
+    std::swap(owned_, o.owned_);
     return *this;
   }
   ~Buffer() {
-    if (data_)
+    if (data_ && owned_)
       device_->release(data_, size_t(count_) * sizeof(T));
+  }
+
+  /// `count` elements at `data`, inside a Buffer that outlives this one.
+  static Buffer view(Device &device, T *data, int64_t count) {
+    Buffer b;
+    b.device_ = &device;
+    b.data_ = data;
+    b.count_ = count;
+    b.owned_ = false;
+    return b;
   }
 
   /// `count` zeroed elements, replacing what was here.
@@ -335,6 +347,7 @@ private:
   Device *device_ = nullptr;
   T *data_ = nullptr;
   int64_t count_ = 0;
+  bool owned_ = true;
 };
 
 } // namespace hdrt
