@@ -287,15 +287,18 @@ TransferCost CostModel::transferCost(const ProducerGrid &producer,
   return cost;
 }
 
-double CostModel::transferCopyMs(int64_t boxElements, double sentBytes) const {
-  if (machine.memGbps <= 0)
-    return 0;
+double CostModel::transferCopyBytes(int64_t boxElements, double sentBytes) {
   // Forward writes the whole box once, reading each element from the
   // device's own tile or a receive buffer (2x the box), and packs what it
   // sends (2x). Backward adds the box's gradient into the tiles it came
   // from (read both, write one: 3x) and packs what goes back (2x).
-  double box = kBytesPerElement * double(boxElements);
-  return (5 * box + 4 * sentBytes) / (machine.memGbps * 1e6);
+  return 5 * kBytesPerElement * double(boxElements) + 4 * sentBytes;
+}
+
+double CostModel::transferCopyMs(int64_t boxElements, double sentBytes) const {
+  double gbps = machine.copyGbps > 0 ? machine.copyGbps : machine.memGbps;
+  return gbps > 0 ? transferCopyBytes(boxElements, sentBytes) / (gbps * 1e6)
+                  : 0;
 }
 
 double CostModel::transferLowerBoundMs(const std::vector<double> &bytes,

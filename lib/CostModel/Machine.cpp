@@ -131,6 +131,7 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
       {"allreduce_gbps", &Machine::allReduceGbps, false},
       {"mem_reserve_gib", &Machine::memReserveGib, false},
       {"straggler_fraction", &Machine::stragglerFraction, false},
+      {"copy_gbps", &Machine::copyGbps, false},
   };
   static const CountSpec counts[] = {
       {"nodes", &Machine::nodes, true},
@@ -293,6 +294,8 @@ std::string machineToJSON(const Machine &m) {
     o["cores_per_node"] = m.coresPerNode;
   if (m.stragglerFraction > 0)
     o["straggler_fraction"] = m.stragglerFraction;
+  if (m.copyGbps > 0)
+    o["copy_gbps"] = m.copyGbps;
   if (!m.profile.empty())
     o["profile"] = m.profile;
   return formatv("{0:2}", json::Value(std::move(o))).str();

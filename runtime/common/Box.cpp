@@ -29,30 +29,59 @@ bool sameBox(const Box &a, const Box &b) {
 namespace {
 
 /// Calls f(srcOffset, dstOffset, length) for each contiguous run of the
-/// region (its innermost dim) in both buffers; runs go to the kernel
-/// threads, each to one.
+/// region (its innermost dim) in both buffers. The runs go to the kernel
+/// threads in chunks of about kChunk elements; within a chunk the offsets
+/// step by the buffers' strides: runs can be a few elements long (a
+/// w-split's rows), where dividing out every run's coordinates cost more
+/// than copying it.
 template <typename F>
 void forEachRun(const Box &srcBox, const Box &dstBox, const Box &region, F f) {
+  constexpr int64_t kChunk = int64_t(1) << 14;
   int rank = region.rank;
   int64_t volume = region.volume();
   if (volume == 0)
     return;
   int64_t run = region.hi[rank - 1] - region.lo[rank - 1];
-  parallelFor(volume / run, volume, [&](int64_t r) {
-    // The run's coordinates in the outer dims, row-major.
-    int64_t idx[4];
-    idx[rank - 1] = region.lo[rank - 1];
-    for (int d = rank - 2; d >= 0; --d) {
-      int64_t extent = region.hi[d] - region.lo[d];
-      idx[d] = region.lo[d] + r % extent;
-      r /= extent;
+  int64_t srcStride[4], dstStride[4], extent[4];
+  srcStride[rank - 1] = dstStride[rank - 1] = 1;
+  for (int d = rank - 2; d >= 0; --d) {
+    srcStride[d] = srcStride[d + 1] * (srcBox.hi[d + 1] - srcBox.lo[d + 1]);
+    dstStride[d] = dstStride[d + 1] * (dstBox.hi[d + 1] - dstBox.lo[d + 1]);
+  }
+  for (int d = 0; d < rank; ++d)
+    extent[d] = region.hi[d] - region.lo[d];
+  int64_t runs = volume / run;
+  int64_t runsPerChunk = std::max<int64_t>(1, kChunk / run);
+  int64_t chunks = (runs + runsPerChunk - 1) / runsPerChunk;
+  parallelFor(chunks, volume, [&](int64_t c) {
+    int64_t first = c * runsPerChunk;
+    int64_t last = std::min(runs, first + runsPerChunk);
+    // The first run's coordinates in the outer dims, relative to the
+    // region, row-major; then each next run by a carry.
+    int64_t idx[4] = {0, 0, 0, 0};
+    for (int64_t r = first, d = rank - 2; d >= 0; --d) {
+      idx[d] = r % extent[d];
+      r /= extent[d];
     }
     int64_t s = 0, t = 0;
     for (int d = 0; d < rank; ++d) {
-      s = s * (srcBox.hi[d] - srcBox.lo[d]) + (idx[d] - srcBox.lo[d]);
-      t = t * (dstBox.hi[d] - dstBox.lo[d]) + (idx[d] - dstBox.lo[d]);
+      s += (region.lo[d] + (d < rank - 1 ? idx[d] : 0) - srcBox.lo[d]) *
+           srcStride[d];
+      t += (region.lo[d] + (d < rank - 1 ? idx[d] : 0) - dstBox.lo[d]) *
+           dstStride[d];
     }
-    f(s, t, run);
+    for (int64_t r = first; r < last; ++r) {
+      f(s, t, run);
+      for (int d = rank - 2; d >= 0; --d) {
+        s += srcStride[d];
+        t += dstStride[d];
+        if (++idx[d] < extent[d])
+          break;
+        s -= extent[d] * srcStride[d];
+        t -= extent[d] * dstStride[d];
+        idx[d] = 0;
+      }
+    }
   });
 }
 

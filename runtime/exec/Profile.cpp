@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 namespace hdrt {
 
@@ -182,14 +183,14 @@ template <typename Body> double slowestSeconds(int rounds, Body body) {
   return slowest;
 }
 
-/// The links' bandwidth as a compiled program's transfers use them: the
-/// messages of an activation moving from a sample split to a channel
-/// split, each rank sending to and receiving from every other at once,
-/// forward and back, between buffers out of cache. GB/s of the bytes each
-/// rank sends. The runtime's copies around the messages (packing, the
-/// local part, unpacking) are the cost model's transferCopyMs, at memory
-/// speed; before it modelled them, this measured the whole exchange.
-double messageGbps(int rank, int ranks) {
+/// A redistribution as compiled programs' transfers make them: an
+/// activation moving from a sample split to a channel split, every rank
+/// sending to and receiving from every other at once, forward and back, on
+/// data out of cache. Timed twice: as plain messages between buffers (the
+/// links), and through the runtime's exchange (the messages plus the
+/// copies around them: the local part, packing, unpacking, and backward's
+/// adds). Fills the link and copy fields of `p`.
+void profileRedistribution(int rank, int ranks, LinkProfile &p) {
   // Room for every rank along n and c, however many there are.
   auto atLeast = [&](int64_t size) {
     return size * ((ranks + size - 1) / size);
@@ -203,21 +204,25 @@ double messageGbps(int rank, int ranks) {
     b.hi[dim] = shape[dim] * (task + 1) / ranks;
     return b;
   };
-  // Per peer, the elements this rank sends it and receives from it.
+  // The plan, and per peer the elements this rank sends it and receives.
+  std::vector<mpi::Move> plan;
   std::vector<int64_t> sends(ranks, 0), receives(ranks, 0);
   int64_t sent = 0, received = 0;
-  for (int peer = 0; peer < ranks; ++peer) {
-    if (peer == rank)
-      continue;
-    sends[peer] = intersect(part(0, rank), part(1, peer)).volume();
-    receives[peer] = intersect(part(0, peer), part(1, rank)).volume();
-    sent += sends[peer];
-    received += receives[peer];
-  }
+  for (int src = 0; src < ranks; ++src)
+    for (int dst = 0; dst < ranks; ++dst) {
+      Box box = intersect(part(0, src), part(1, dst));
+      if (src == dst || box.volume() == 0)
+        continue;
+      plan.push_back({src, dst, box});
+      if (src == rank)
+        sent += sends[dst] = box.volume();
+      if (dst == rank)
+        received += receives[src] = box.volume();
+    }
   const int copies = 8;
   ColdBuffers out(copies, size_t(std::max<int64_t>(sent, 1))),
       in(copies, size_t(std::max<int64_t>(received, 1)));
-  auto exchange = [&](float *from, const std::vector<int64_t> &fromCounts,
+  auto messages = [&](float *from, const std::vector<int64_t> &fromCounts,
                       float *to, const std::vector<int64_t> &toCounts) {
     std::vector<MPI_Request> requests;
     for (int peer = 0; peer < ranks; ++peer) {
@@ -236,11 +241,23 @@ double messageGbps(int rank, int ranks) {
     }
     MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   };
-  double seconds = slowestSeconds(2 * copies, [&](int i) {
-    exchange(out[i], sends, in[i], receives);  // forward
-    exchange(in[i], receives, out[i], sends);  // backward
+  double linkSeconds = slowestSeconds(2 * copies, [&](int i) {
+    messages(out[i], sends, in[i], receives);  // forward
+    messages(in[i], receives, out[i], sends);  // backward
   });
-  return 2 * 4.0 * double(sent) / seconds / 1e9;
+  p.p2pGbps = 2 * 4.0 * double(sent) / linkSeconds / 1e9;
+
+  Box tileBox = part(0, rank), inBox = part(1, rank);
+  mpi::Side side{&tileBox, &inBox};
+  ColdBuffers tiles(copies, size_t(tileBox.volume())),
+      inputs(copies, size_t(inBox.volume()));
+  p.exchangeSeconds = slowestSeconds(2 * copies, [&](int i) {
+    mpi::exchangeForward(MPI_COMM_WORLD, plan, side, tiles[i], inputs[i]);
+    mpi::exchangeBackward(MPI_COMM_WORLD, plan, side, tiles[i], inputs[i]);
+  });
+  p.messageSeconds = linkSeconds;
+  p.exchangeBox = inBox.volume();
+  p.exchangeSentBytes = 4.0 * double(sent);
 }
 
 /// All-reduce bus bandwidth as NCCL reports it (2 (n - 1) / n of the data
@@ -291,7 +308,7 @@ LinkProfile profileLinks() {
   };
   pingPong(8, 10); // warm-up
   p.latencyUs = pingPong(8, 200) * 1e6;
-  p.p2pGbps = messageGbps(rank, ranks);
+  profileRedistribution(rank, ranks, p);
   for (size_t bytes = 256 << 10; bytes <= (256u << 20); bytes *= 4) {
     p.allReduceCurve.push_back({double(bytes), allReduceGbps(ranks, bytes)});
     if (bytes == 16 << 20) // the single figure, for machines without a curve
@@ -398,10 +415,16 @@ HostProfile profileHost() {
   relu.operands = {{relu.shape, false, true}};
   host.launchUs = time(relu) * 1e3;
 
-  try {
-    host.stragglerFraction = stragglerFraction(conv);
-  } catch (const std::exception &e) {
-    host.error = e.what();
+  // More processes than cores: time slicing sets the pace, and the layer
+  // profile, measured with every process busy, already has it.
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (unsigned(ranks) <= std::max(1u, std::thread::hardware_concurrency())) {
+    try {
+      host.stragglerFraction = stragglerFraction(conv);
+    } catch (const std::exception &e) {
+      host.error = e.what();
+    }
   }
   return host;
 }

@@ -21,6 +21,7 @@
 
 #include "ModelJobs.h"
 
+#include "hd/CostModel/CostModel.h"
 #include "hd/CostModel/Machine.h"
 #include "hd/CostModel/ProfileDB.h"
 #include "hd/InitAll.h"
@@ -301,6 +302,13 @@ int calibrate() {
   m.allReduceGbps = host.links.allReduceGbps;
   m.allReduceCurve = host.links.allReduceCurve;
   m.stragglerFraction = host.stragglerFraction;
+  // The exchange's time beyond its messages is its copies.
+  const hdrt::LinkProfile &links = host.links;
+  if (double copying = links.exchangeSeconds - links.messageSeconds;
+      copying > 0)
+    m.copyGbps = hd::CostModel::transferCopyBytes(links.exchangeBox,
+                                                  links.exchangeSentBytes) /
+                 copying / 1e9;
   // Every speed above was measured with all `ranks` processes busy on
   // these cores: the cost model scales layers with fewer tasks from it.
   m.coresPerNode = std::max(1u, std::thread::hardware_concurrency());
@@ -309,10 +317,11 @@ int calibrate() {
   out() << formatv("hd-profile: calibrated {0} processes: {1:f1} GFLOP/s "
                    "dense, {2:f1} GB/s memory, {3:f1} us per kernel, MPI "
                    "{4:f1} us latency, {5:f2} GB/s point-to-point, {6:f2} "
-                   "GB/s all-reduce, {7} cores, stragglers +{8:f1}% -> {9}\n",
+                   "GB/s all-reduce, {7:f1} GB/s transfer copies, {8} cores, "
+                   "stragglers +{9:f1}% -> {10}\n",
                    ranks, m.peakGflops, m.memGbps, m.launchUs, m.latencyUs,
-                   m.intraNodeGbps, m.allReduceGbps, m.coresPerNode,
-                   100 * m.stragglerFraction, output);
+                   m.intraNodeGbps, m.allReduceGbps, m.copyGbps,
+                   m.coresPerNode, 100 * m.stragglerFraction, output);
   return 0;
 }
 

@@ -152,6 +152,19 @@ TEST(CostModel, StragglersSlowLayersOnSeveralDevices) {
                      1.05 * steady.layerCost(fc, config).computeMs);
 }
 
+// The copies around a transfer: 5 bytes of box and 4 of sends per byte, at
+// the measured copy rate where the machine has one, else at memory speed.
+TEST(CostModel, TransferCopiesAtTheMeasuredRate) {
+  Machine m = machine();
+  double bytes = 5 * 4.0 * 1000 + 4 * 800.0;
+  EXPECT_DOUBLE_EQ(CostModel::transferCopyBytes(1000, 800), bytes);
+  EXPECT_DOUBLE_EQ(CostModel(m).transferCopyMs(1000, 800),
+                   bytes / (m.memGbps * 1e6));
+  m.copyGbps = 2 * m.memGbps;
+  EXPECT_DOUBLE_EQ(CostModel(m).transferCopyMs(1000, 800),
+                   bytes / (m.copyGbps * 1e6));
+}
+
 TEST(CostModel, CorruptProfileDatabaseIsRejected) {
   for (const char *bad :
        {"{", R"({"format": "other", "entries": []})",

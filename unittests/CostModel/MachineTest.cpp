@@ -53,15 +53,21 @@ TEST(Machine, CoresPerNodeIsOptionalAndRoundTrips) {
   EXPECT_EQ(parseMachine(machineToJSON(*m), "x")->coresPerNode, 2);
 }
 
-TEST(Machine, StragglerFractionIsOptionalAndRoundTrips) {
-  EXPECT_EQ(parseMachine(valid, "m.json")->stragglerFraction, 0);
-  std::string jittery = valid;
-  jittery.replace(jittery.find("\"latency_us\": 3"), 15,
-                  "\"latency_us\": 3, \"straggler_fraction\": 0.02");
-  llvm::Expected<Machine> m = parseMachine(jittery, "m.json");
+TEST(Machine, CalibratedStragglersAndCopiesAreOptionalAndRoundTrip) {
+  llvm::Expected<Machine> plain = parseMachine(valid, "m.json");
+  EXPECT_EQ(plain->stragglerFraction, 0);
+  EXPECT_EQ(plain->copyGbps, 0);
+  std::string measured = valid;
+  measured.replace(measured.find("\"latency_us\": 3"), 15,
+                   "\"latency_us\": 3, \"straggler_fraction\": 0.02, "
+                   "\"copy_gbps\": 12.5");
+  llvm::Expected<Machine> m = parseMachine(measured, "m.json");
   ASSERT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());
   EXPECT_EQ(m->stragglerFraction, 0.02);
-  EXPECT_EQ(parseMachine(machineToJSON(*m), "x")->stragglerFraction, 0.02);
+  EXPECT_EQ(m->copyGbps, 12.5);
+  llvm::Expected<Machine> again = parseMachine(machineToJSON(*m), "x");
+  EXPECT_EQ(again->stragglerFraction, 0.02);
+  EXPECT_EQ(again->copyGbps, 12.5);
 }
 
 TEST(Machine, AllReduceCurveParsesAndRoundTrips) {
@@ -122,6 +128,8 @@ TEST(Machine, ErrorsNameTheField) {
   EXPECT_EQ(with("\"latency_us\": 3",
                  "\"latency_us\": 3, \"straggler_fraction\": -0.1"),
             "m.json: field 'straggler_fraction' must be >= 0");
+  EXPECT_EQ(with("\"latency_us\": 3", "\"latency_us\": 3, \"copy_gbps\": 0"),
+            "m.json: field 'copy_gbps' must be positive");
   EXPECT_EQ(with("\"latency_us\": 3",
                  "\"latency_us\": 3, \"straggler_fraction\": 1.5"),
             "m.json: field 'straggler_fraction' is a fraction of a layer's "

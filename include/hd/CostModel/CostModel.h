@@ -70,6 +70,8 @@ public:
   /// backward, ms): part of transferCost wherever a consumer box is not its
   /// device's own tile.
   double transferCopyMs(int64_t boxElements, double sentBytes) const;
+  /// The bytes those copies read and write, forward and backward.
+  static double transferCopyBytes(int64_t boxElements, double sentBytes);
   /// A lower bound on the transfer time (ms) when only devices
   /// [0, holders) take part on one side, and every device t >= holders must
   /// receive from them (or send to them) at least bytes[t]: what its port,

@@ -59,6 +59,11 @@ struct Machine {
   /// makes one slower each time (hd-profile calibrate measures it). t_c of
   /// such layers is scaled by 1 + this. 0: devices keep pace.
   double stragglerFraction = 0;
+  /// Bytes per second the runtime's copies around a transfer move (read
+  /// plus written: the local part, packing, unpacking, backward's adds),
+  /// as hd-profile calibrate measures them through its exchange; 0: at
+  /// memGbps.
+  double copyGbps = 0;
   /// Optional measured layer times (a profile database file).
   std::string profile;
 

@@ -89,6 +89,13 @@ struct LinkProfile {
   double latencyUs = 0;      // half a small round trip
   double p2pGbps = 0;        // sent bytes per second of messages
                              // between buffers out of cache
+  /// One redistribution (a sample split to a channel split, forward and
+  /// back) through the runtime's exchange, and as plain messages: the
+  /// difference is the exchange's copies of a box of `exchangeBox`
+  /// elements around `exchangeSentBytes` sent, per rank.
+  double exchangeSeconds = 0, messageSeconds = 0;
+  int64_t exchangeBox = 0;
+  double exchangeSentBytes = 0;
   double allReduceGbps = 0;  // bus bandwidth of the runtime's gradient
                              // all-reduce, data out of cache, on 16 MiB
   /// The same at sizes from 256 KiB to 256 MiB: (bytes, GB/s), ascending.
