@@ -106,8 +106,12 @@ double CostModel::gradientAccumulationMs(const Layer &layer,
     double others = double(in.producerReaders - 1) / in.producerReaders;
     bytes += others * 3 * kBytesPerElement * layer.inputBox(i, tile).volume();
   }
-  return bytes > 0 && machine.memGbps > 0 ? bytes / (machine.memGbps * 1e6)
-                                          : 0;
+  double gbps = runtimeCopyGbps();
+  return bytes > 0 && gbps > 0 ? bytes / (gbps * 1e6) : 0;
+}
+
+double CostModel::runtimeCopyGbps() const {
+  return machine.copyGbps > 0 ? machine.copyGbps : machine.memGbps;
 }
 
 double CostModel::analyticComputeMs(const Layer &layer,
@@ -296,7 +300,7 @@ double CostModel::transferCopyBytes(int64_t boxElements, double sentBytes) {
 }
 
 double CostModel::transferCopyMs(int64_t boxElements, double sentBytes) const {
-  double gbps = machine.copyGbps > 0 ? machine.copyGbps : machine.memGbps;
+  double gbps = runtimeCopyGbps();
   return gbps > 0 ? transferCopyBytes(boxElements, sentBytes) / (gbps * 1e6)
                   : 0;
 }

@@ -121,6 +121,9 @@ public:
                                 const ConsumerTiles &tiles, bool onlyReader);
 
 private:
+  /// The rate of the runtime's own copies and adds around the kernels:
+  /// the machine's copyGbps where calibrated, else its memory bandwidth.
+  double runtimeCopyGbps() const;
   double rooflineMs(double flops, double bytes, bool dense) const;
   /// How much faster a layer's tiles run than measured when fewer of a
   /// node's processes share its cores (1 when devices do not share).

@@ -59,10 +59,10 @@ struct Machine {
   /// makes one slower each time (hd-profile calibrate measures it). t_c of
   /// such layers is scaled by 1 + this. 0: devices keep pace.
   double stragglerFraction = 0;
-  /// Bytes per second the runtime's copies around a transfer move (read
-  /// plus written: the local part, packing, unpacking, backward's adds),
-  /// as hd-profile calibrate measures them through its exchange; 0: at
-  /// memGbps.
+  /// Bytes per second the runtime's own copies and adds move (read plus
+  /// written): around a transfer (the local part, packing, unpacking,
+  /// backward's adds) and the adds of shared gradients. hd-profile
+  /// calibrate measures it through the runtime's exchange; 0: memGbps.
   double copyGbps = 0;
   /// Optional measured layer times (a profile database file).
   std::string profile;
