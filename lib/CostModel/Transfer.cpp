@@ -3,6 +3,7 @@
 #include "hd/CostModel/Transfer.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace hd {
 
@@ -148,21 +149,32 @@ void nodeSubBoxes(const std::vector<int64_t> &degrees, int64_t perNode,
   }
 }
 
-/// The element boxes that each node's producer tasks hold together, as
-/// (lo, hi) arrays, rank values a box, laid out as nodeSubBoxes'.
-void nodeBoxesOf(const ProducerGrid &grid, int64_t perNode,
-                 std::vector<int64_t> &offset, std::vector<double> &lo,
+/// The element boxes that each node's producer tasks hold together,
+/// expanded per device as ProducerGrid's nodeBoxLo/nodeBoxHi.
+void nodeBoxesOf(const ProducerGrid &grid, int64_t perNode, int64_t &slots,
+                 int64_t &devices, std::vector<double> &lo,
                  std::vector<double> &hi) {
+  std::vector<int64_t> offset;
   std::vector<Range> boxes;
   nodeSubBoxes(grid.config.degrees, perNode, offset, boxes);
-  lo.clear();
-  hi.clear();
   size_t rank = grid.shape.size();
-  for (size_t i = 0; i < boxes.size(); ++i) {
-    const Range *parts = &grid.parts[grid.partOffset[i % rank]];
-    lo.push_back(double(parts[boxes[i].lo].lo));
-    hi.push_back(double(parts[boxes[i].hi - 1].hi));
-  }
+  int64_t nodes = int64_t(offset.size()) - 1;
+  slots = 0;
+  for (int64_t n = 0; n < nodes; ++n)
+    slots = std::max(slots, offset[n + 1] - offset[n]);
+  devices = nodes * perNode;
+  lo.assign(slots * rank * devices, 0.0);
+  hi.assign(slots * rank * devices, 0.0);
+  for (int64_t n = 0; n < nodes; ++n)
+    for (int64_t k = 0; k < offset[n + 1] - offset[n]; ++k)
+      for (size_t d = 0; d < rank; ++d) {
+        const Range &r = boxes[(offset[n] + k) * rank + d];
+        const Range *parts = &grid.parts[grid.partOffset[d]];
+        double *l = &lo[(k * rank + d) * devices + n * perNode];
+        double *h = &hi[(k * rank + d) * devices + n * perNode];
+        std::fill(l, l + perNode, double(parts[r.lo].lo));
+        std::fill(h, h + perNode, double(parts[r.hi - 1].hi));
+      }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
@@ -172,42 +184,90 @@ void nodeBoxesOf(const ProducerGrid &grid, int64_t perNode,
 #define HD_VECTOR_CLONES
 #endif
 
-/// out[t] = the volume of the intersection of boxes a and b of task t, for
+/// out[t] += the volume of the intersection of boxes a and b of task t, for
 /// t in [0, n); dim d of box x at x[d * stride + t].
 HD_VECTOR_CLONES
-static void overlapVolumes(size_t rank, int64_t n, const double *__restrict aLo,
-                           const double *__restrict aHi, int64_t aStride,
-                           const double *__restrict bLo,
-                           const double *__restrict bHi, int64_t bStride,
-                           double *__restrict out) {
+static void addOverlapVolumes(size_t rank, int64_t n,
+                              const double *__restrict aLo,
+                              const double *__restrict aHi, int64_t aStride,
+                              const double *__restrict bLo,
+                              const double *__restrict bHi, int64_t bStride,
+                              double *__restrict volume,
+                              double *__restrict out) {
   for (int64_t t = 0; t < n; ++t)
-    out[t] = 1;
+    volume[t] = 1;
   for (size_t d = 0; d < rank; ++d) {
     const double *__restrict al = aLo + d * aStride, *__restrict ah = aHi + d * aStride;
     const double *__restrict bl = bLo + d * bStride, *__restrict bh = bHi + d * bStride;
     for (int64_t t = 0; t < n; ++t)
-      out[t] *= std::max(std::min(ah[t], bh[t]) - std::max(al[t], bl[t]), 0.0);
-  }
-}
-
-/// out[t] += the volume of the intersection of one box (lo, hi: rank
-/// values) with box b of task t, for t in [0, n).
-HD_VECTOR_CLONES
-static void addBoxOverlaps(size_t rank, int64_t n, const double *lo,
-                           const double *hi, const double *__restrict bLo,
-                           const double *__restrict bHi, int64_t bStride,
-                           double *__restrict volume,
-                           double *__restrict out) {
-  for (int64_t t = 0; t < n; ++t)
-    volume[t] = 1;
-  for (size_t d = 0; d < rank; ++d) {
-    double l = lo[d], h = hi[d];
-    const double *__restrict bl = bLo + d * bStride, *__restrict bh = bHi + d * bStride;
-    for (int64_t t = 0; t < n; ++t)
-      volume[t] *= std::max(std::min(h, bh[t]) - std::max(l, bl[t]), 0.0);
+      volume[t] *= std::max(std::min(ah[t], bh[t]) - std::max(al[t], bl[t]), 0.0);
   }
   for (int64_t t = 0; t < n; ++t)
     out[t] += volume[t];
+}
+
+/// out[t] = scale * the product over dims d of table[offset[d] + i], where
+/// i = index[d * stride + t], for t in [0, n).
+HD_VECTOR_CLONES
+static void tableProducts(size_t rank, int64_t n, int64_t stride,
+                          const int64_t *__restrict index,
+                          const double *__restrict table,
+                          const int64_t *__restrict offset, double scale,
+                          double *__restrict out) {
+  for (int64_t t = 0; t < n; ++t)
+    out[t] = scale;
+  for (size_t d = 0; d < rank; ++d) {
+    const double *__restrict column = table + offset[d];
+    const int64_t *__restrict i = index + d * stride;
+    for (int64_t t = 0; t < n; ++t)
+      out[t] *= column[i[t]];
+  }
+}
+
+/// One side of a transfer, per node of `perNode` tasks, from each task's
+/// total volume and what stays on its device: what the node's tasks move
+/// (`moved`) and, when `local` is given, how much of it within the node
+/// (`moved - local`'s part that is not the task's own, in `intra` per task).
+/// `msgs` holds the messages of each task with the one to itself; it
+/// becomes each task's remote messages, 0 where it moves nothing.
+struct SideTotals {
+  double maxIntra = 0, maxMsgs = 0, maxMoved = 0;
+};
+HD_VECTOR_CLONES
+static SideTotals sideLoads(int64_t n, int64_t perNode,
+                            const double *__restrict total,
+                            const double *__restrict self,
+                            const double *__restrict local,
+                            double *__restrict msgs, double *__restrict moved,
+                            double *__restrict intra,
+                            double *__restrict nodeMoved,
+                            double *__restrict nodeIntra,
+                            double *__restrict nodeMostMoved) {
+  double mostIntra = 0, mostMsgs = 0, mostMoved = 0;
+  for (int64_t lo = 0, node = 0; lo < n; lo += perNode, ++node) {
+    int64_t hi = std::min(n, lo + perNode);
+    double all = 0, within = 0, most = 0;
+#pragma omp simd reduction(+ : all, within)                                    \
+    reduction(max : most, mostIntra, mostMsgs)
+    for (int64_t t = lo; t < hi; ++t) {
+      double m = total[t] - self[t];
+      double x = local ? local[t] - self[t] : 0.0;
+      double k = m > 0 ? msgs[t] - (self[t] > 0 ? 1.0 : 0.0) : 0.0;
+      moved[t] = m;
+      intra[t] = x;
+      msgs[t] = k;
+      all += m;
+      within += x;
+      most = std::max(most, m);
+      mostIntra = std::max(mostIntra, x);
+      mostMsgs = std::max(mostMsgs, k);
+    }
+    nodeMoved[node] = all;
+    nodeIntra[node] = within;
+    nodeMostMoved[node] = most;
+    mostMoved = std::max(mostMoved, most);
+  }
+  return {mostIntra, mostMsgs, mostMoved};
 }
 
 /// The overlaps of a node's producer tasks [0, pn) with its consumer tasks
@@ -243,15 +303,15 @@ static double nodeOverlaps(size_t rank, int64_t pn, int64_t qn,
   return pairMax;
 }
 
-/// The separable form (see Transfer.h). A consumer task's same-node
-/// volume is its box's overlap with the few boxes its node's producer
-/// tasks form; what it reads in all is its box. What a producer task
-/// sends in all, and to how many, factors over the dims. Its same-node
-/// volume needs its overlap with each of its node's consumer tasks, so
-/// that is computed only where it could set the busiest port (it never
-/// exceeds what the task sends, nor what its node's consumers receive
-/// within the node), where pair links are slower than ports, or where
-/// every load is asked for (`perDevice`).
+/// The separable form (see Transfer.h), as vector passes over the tasks.
+/// A consumer task's same-node volume is its box's overlap with the few
+/// boxes its node's producer tasks form; what it reads in all is its box.
+/// What a producer task sends in all, and to how many, are products over
+/// the dims. Its same-node volume needs its overlap with each of its
+/// node's consumer tasks, so that is computed only where it could set the
+/// busiest port (it never exceeds what the task sends, nor what its node's
+/// consumers receive within the node), where pair links are slower than
+/// ports, or where every load is asked for (`perDevice`).
 TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
                              const ConsumerTiles &tiles,
                              TransferLoads *perDevice) {
@@ -260,22 +320,27 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
   const std::vector<int64_t> &cd = tiles.degrees;
   const std::vector<std::vector<Range>> &ranges = tiles.ranges;
   const std::vector<int64_t> &partOffset = grid.partOffset;
-  int64_t P = grid.config.tasks(), Q = tiles.boxes.size();
-  size_t rank = shape.size(), crank = cd.size();
   int64_t perNode = m.devicesPerNode;
+  // The passes run over the first slab's P and Q tasks (identicalSlabs);
+  // per-task arrays stay strided by the whole task counts.
+  int64_t pStride = grid.config.tasks(), qStride = tiles.boxes.size();
+  int64_t slabs = perDevice ? 1 : identicalSlabs(grid, tiles, perNode);
+  int64_t P = pStride / slabs, Q = qStride / slabs;
+  size_t rank = shape.size(), crank = cd.size();
   int64_t nodes = (std::max(P, Q) + perNode - 1) / perNode;
-  const int64_t *value = tiles.values.data();
-  const int64_t *coords = grid.coords.data();
 
   // Reused per thread: per producer part, the elements all consumer
   // ranges of its dim read of it and how many ranges touch it; per dim
   // and consumer value, how many parts its range overlaps; per task, what
-  // stays on its device, what it receives and sends in all and within its
-  // node; the node boxes where the grid has none for this node size.
+  // stays on its device, what it moves in all and within its node, its
+  // messages; per node, its totals; the node boxes where the grid has none
+  // for this node size.
   struct Scratch {
-    std::vector<int64_t> partReads, partReaders, rangeParts, rangeOffset,
-        boxOffset;
-    std::vector<double> self, volume, local, out, rowSum, boxLo, boxHi;
+    std::vector<int64_t> rangeOffset;
+    std::vector<double> partReads, partReaders, rangeParts, self, local,
+        volume, all, msgsIn, msgsOut, in, out, intraIn, intraOut, nodeIn,
+        nodeIntraIn, nodeMostIn, nodeOut, nodeIntraOut, nodeMostOut, rowSum,
+        boxLo, boxHi;
   };
   thread_local Scratch sc;
   sc.partReads.assign(partOffset[rank], 0);
@@ -290,138 +355,100 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
       }
       int64_t first = blockPartOf(shape[d], pd[d], r.lo);
       int64_t last = blockPartOf(shape[d], pd[d], r.hi - 1);
-      sc.rangeParts.push_back(last - first + 1);
+      sc.rangeParts.push_back(double(last - first + 1));
       for (int64_t i = first; i <= last; ++i) {
         sc.partReads[partOffset[d] + i] +=
-            intersect(grid.parts[partOffset[d] + i], r).size();
+            double(intersect(grid.parts[partOffset[d] + i], r).size());
         ++sc.partReaders[partOffset[d] + i];
       }
     }
     sc.rangeOffset.push_back(sc.rangeParts.size());
   }
-  int64_t repeat = 1; // consumer coordinates no dim follows repeat reads
-  std::vector<bool> followed(crank, false);
-  for (int j : tiles.coordOf)
-    if (j >= 0)
-      followed[j] = true;
+  double repeat = 1; // consumer coordinates no dim follows repeat reads
   for (size_t j = 0; j < crank; ++j)
-    if (!followed[j])
-      repeat *= cd[j];
+    if (std::find(tiles.coordOf.begin(), tiles.coordOf.end(), int(j)) ==
+        tiles.coordOf.end())
+      repeat *= double(cd[j]);
 
-  const std::vector<int64_t> *boxOffset = &grid.nodeBoxOffset;
-  const std::vector<double> *boxLo = &grid.nodeBoxLo, *boxHi = &grid.nodeBoxHi;
+  int64_t boxSlots = grid.nodeBoxes, boxDevices = grid.nodeDevices;
+  const double *boxLo = grid.nodeBoxLo.data(), *boxHi = grid.nodeBoxHi.data();
   if (grid.nodeSize != perNode) {
-    nodeBoxesOf(grid, perNode, sc.boxOffset, sc.boxLo, sc.boxHi);
-    boxOffset = &sc.boxOffset;
-    boxLo = &sc.boxLo;
-    boxHi = &sc.boxHi;
+    nodeBoxesOf(grid, perNode, boxSlots, boxDevices, sc.boxLo, sc.boxHi);
+    boxLo = sc.boxLo.data();
+    boxHi = sc.boxHi.data();
   }
 
-  // What each device keeps: its producer tile's part of its consumer box.
-  int64_t both = std::min(P, Q);
-  sc.self.assign(std::max(P, Q), 0.0);
-  overlapVolumes(rank, both, grid.tileLo.data(), grid.tileHi.data(), P,
-                 tiles.boxLo.data(), tiles.boxHi.data(), Q, sc.self.data());
-  // What each consumer task's node's producers hold of its box.
+  // What each device keeps: its producer tile's part of its consumer box;
+  // what each consumer task's node's producers hold of its box.
+  int64_t devices = std::max(P, Q), both = std::min(P, Q);
+  sc.volume.resize(devices);
+  sc.self.assign(devices, 0.0);
+  addOverlapVolumes(rank, both, grid.tileLo.data(), grid.tileHi.data(),
+                    pStride, tiles.boxLo.data(), tiles.boxHi.data(), qStride,
+                    sc.volume.data(), sc.self.data());
   sc.local.assign(Q, 0.0);
-  sc.volume.resize(std::max<int64_t>(perNode, 1));
-  int64_t pNodes = int64_t(boxOffset->size()) - 1;
-  for (int64_t node = 0; node < std::min(nodes, pNodes); ++node) {
-    int64_t lo = node * perNode, qn = std::min(Q, lo + perNode) - lo;
-    if (qn <= 0)
-      break;
-    for (int64_t s = (*boxOffset)[node]; s < (*boxOffset)[node + 1]; ++s)
-      addBoxOverlaps(rank, qn, boxLo->data() + s * rank,
-                     boxHi->data() + s * rank, tiles.boxLo.data() + lo,
-                     tiles.boxHi.data() + lo, Q, sc.volume.data(),
-                     sc.local.data() + lo);
-  }
+  for (int64_t k = 0; k < boxSlots; ++k)
+    addOverlapVolumes(rank, std::min(Q, boxDevices),
+                      boxLo + k * rank * boxDevices,
+                      boxHi + k * rank * boxDevices, boxDevices,
+                      tiles.boxLo.data(), tiles.boxHi.data(), qStride,
+                      sc.volume.data(), sc.local.data());
+
+  // Consumer side: a task receives its box less what it keeps, in as many
+  // messages as the product of the overlapping part counts, less itself.
+  for (auto *v : {&sc.msgsIn, &sc.in, &sc.intraIn})
+    v->resize(Q);
+  for (auto *v : {&sc.nodeIn, &sc.nodeIntraIn, &sc.nodeMostIn, &sc.nodeOut,
+                  &sc.nodeIntraOut, &sc.nodeMostOut})
+    v->assign(nodes, 0.0);
+  tableProducts(rank, Q, qStride, tiles.values.data(), sc.rangeParts.data(),
+                sc.rangeOffset.data(), 1.0, sc.msgsIn.data());
+  SideTotals in = sideLoads(Q, perNode, tiles.volumes.data(), sc.self.data(),
+                            sc.local.data(), sc.msgsIn.data(), sc.in.data(),
+                            sc.intraIn.data(), sc.nodeIn.data(),
+                            sc.nodeIntraIn.data(), sc.nodeMostIn.data());
+  // Producer side: what each task sends in all and to how many; a node's
+  // sends within itself are what its consumers receive within it.
+  for (auto *v : {&sc.all, &sc.msgsOut, &sc.out, &sc.intraOut})
+    v->resize(P);
+  tableProducts(rank, P, pStride, grid.coords.data(), sc.partReads.data(),
+                partOffset.data(), repeat, sc.all.data());
+  tableProducts(rank, P, pStride, grid.coords.data(), sc.partReaders.data(),
+                partOffset.data(), repeat, sc.msgsOut.data());
+  SideTotals out = sideLoads(P, perNode, sc.all.data(), sc.self.data(),
+                             nullptr, sc.msgsOut.data(), sc.out.data(),
+                             sc.intraOut.data(), sc.nodeOut.data(),
+                             sc.nodeIntraOut.data(), sc.nodeMostOut.data());
 
   TransferPeaks peaks;
-  double maxPort = 0, maxNic = 0;
-  std::vector<double> &nicOut = sc.rowSum; // per node, until the end
-  std::vector<double> nodeIntraIn(nodes, 0.0), nodeOutMax(nodes, 0.0);
-  nicOut.assign(nodes, 0.0);
-  // Consumer side: it receives its box less what it keeps, from the
-  // product of the overlapping part counts, less itself.
+  double elements = 0, maxNic = 0, maxPort = in.maxIntra, maxPair = 0;
   for (int64_t node = 0; node < nodes; ++node) {
-    double nicIn = 0;
-    for (int64_t q = node * perNode; q < std::min(Q, (node + 1) * perNode);
-         ++q) {
-      double in = double(tiles.volumes[q]) - sc.self[q];
-      if (in <= 0)
-        continue;
-      const int64_t *v = value + q * rank;
-      int64_t msgs = 1;
-      for (size_t d = 0; d < rank; ++d)
-        msgs *= sc.rangeParts[sc.rangeOffset[d] + v[d]];
-      msgs -= sc.self[q] > 0;
-      double intra = sc.local[q] - sc.self[q];
-      peaks.elements += int64_t(in);
-      maxPort = std::max(maxPort, intra);
-      nicIn += in - intra;
-      nodeIntraIn[node] += intra;
-      peaks.maxMessages = std::max(peaks.maxMessages, msgs);
-      if (perDevice) {
-        perDevice->msgsIn[q] = msgs;
-        perDevice->devIn[q] = kBytesPerElement * intra;
-      }
-    }
-    maxNic = std::max(maxNic, nicIn);
-    if (perDevice)
-      perDevice->nicIn[node] = kBytesPerElement * nicIn;
+    elements += sc.nodeIn[node];
+    maxNic = std::max({maxNic, sc.nodeIn[node] - sc.nodeIntraIn[node],
+                       sc.nodeOut[node] - sc.nodeIntraIn[node]});
   }
-  // Producer side: what each sends in all; a node's sends within itself
-  // are what its consumers receive within it.
-  sc.out.assign(P, 0.0);
-  for (int64_t p = 0; p < P; ++p) {
-    const int64_t *a = coords + p * rank;
-    int64_t all = repeat, msgs = repeat;
-    for (size_t d = 0; d < rank; ++d) {
-      all *= sc.partReads[partOffset[d] + a[d]];
-      msgs *= sc.partReaders[partOffset[d] + a[d]];
-    }
-    double out = double(all) - sc.self[p];
-    if (out <= 0)
-      continue;
-    msgs -= sc.self[p] > 0;
-    sc.out[p] = out;
-    nicOut[p / perNode] += out;
-    nodeOutMax[p / perNode] = std::max(nodeOutMax[p / perNode], out);
-    peaks.maxMessages = std::max(peaks.maxMessages, msgs);
-    if (perDevice)
-      perDevice->msgsOut[p] = msgs;
-  }
+  peaks.elements = int64_t(elements) * slabs;
+  peaks.maxMessages = int64_t(std::max(in.maxMsgs, out.maxMsgs));
   bool pairLinksMatter = m.intraNodeGbps < m.deviceGbps;
-  double maxPair = 0;
-  std::vector<double> rowSum(perNode);
+  sc.rowSum.resize(perNode);
   for (int64_t node = 0; node < nodes; ++node) {
-    nicOut[node] -= nodeIntraIn[node];
-    maxNic = std::max(maxNic, nicOut[node]);
-    if (perDevice)
-      perDevice->nicOut[node] = kBytesPerElement * nicOut[node];
     int64_t lo = node * perNode;
     int64_t pn = std::max<int64_t>(0, std::min(P, lo + perNode) - lo);
     int64_t qn = std::max<int64_t>(0, std::min(Q, lo + perNode) - lo);
     // A producer sends within its node at most what it sends in all, and
     // at most what the node's consumers receive within it together.
     if (!perDevice && !pairLinksMatter &&
-        std::min(nodeOutMax[node], nodeIntraIn[node]) <= maxPort)
+        std::min(sc.nodeMostOut[node], sc.nodeIntraIn[node]) <= maxPort)
       continue;
-    std::fill(rowSum.begin(), rowSum.end(), 0.0);
     maxPair = std::max(
         maxPair, nodeOverlaps(rank, pn, qn, grid.tileLo.data() + lo,
-                              grid.tileHi.data() + lo, P,
+                              grid.tileHi.data() + lo, pStride,
                               tiles.boxLo.data() + lo, tiles.boxHi.data() + lo,
-                              Q, rowSum.data(), sc.volume.data()));
+                              qStride, sc.rowSum.data(), sc.volume.data()));
     for (int64_t i = 0; i < pn; ++i) {
       int64_t p = lo + i;
-      if (sc.out[p] <= 0)
-        continue;
-      double intra = rowSum[i] - sc.self[p];
-      maxPort = std::max(maxPort, intra);
-      if (perDevice)
-        perDevice->devOut[p] = kBytesPerElement * intra;
+      sc.intraOut[p] = sc.out[p] > 0 ? sc.rowSum[i] - sc.self[p] : 0.0;
+      maxPort = std::max(maxPort, sc.intraOut[p]);
     }
   }
   peaks.maxPortBytes = kBytesPerElement * maxPort;
@@ -431,8 +458,23 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
   if (pairLinksMatter)
     peaks.maxPairBytes = kBytesPerElement * maxPair;
   if (perDevice) {
-    perDevice->maxPairBytes = peaks.maxPairBytes;
-    perDevice->elements = peaks.elements;
+    TransferLoads &l = *perDevice;
+    for (int64_t q = 0; q < Q; ++q) {
+      l.msgsIn[q] = int64_t(sc.msgsIn[q]);
+      l.devIn[q] = kBytesPerElement * sc.intraIn[q];
+    }
+    for (int64_t p = 0; p < P; ++p) {
+      l.msgsOut[p] = int64_t(sc.msgsOut[p]);
+      l.devOut[p] = kBytesPerElement * sc.intraOut[p];
+    }
+    for (int64_t node = 0; node < nodes; ++node) {
+      l.nicIn[node] =
+          kBytesPerElement * (sc.nodeIn[node] - sc.nodeIntraIn[node]);
+      l.nicOut[node] =
+          kBytesPerElement * (sc.nodeOut[node] - sc.nodeIntraIn[node]);
+    }
+    l.maxPairBytes = peaks.maxPairBytes;
+    l.elements = peaks.elements;
   }
   return peaks;
 }
@@ -490,7 +532,7 @@ ConsumerExtents consumerExtents(const std::vector<TileBox> &boxes) {
 ProducerGrid producerGrid(const std::vector<int64_t> &shape,
                           const ParallelConfig &config,
                           int64_t devicesPerNode) {
-  ProducerGrid grid{shape, config, {}, {0}, {}, {}, {}};
+  ProducerGrid grid{shape, config, {}, {0}};
   const std::vector<int64_t> &pd = config.degrees;
   size_t rank = shape.size();
   for (size_t d = 0; d < rank; ++d) {
@@ -498,21 +540,22 @@ ProducerGrid producerGrid(const std::vector<int64_t> &shape,
     for (int64_t i = 0; i < pd[d]; ++i)
       grid.parts.push_back(blockPart(shape[d], pd[d], i));
   }
-  for (const auto &c : gridCoords(pd, config.tasks()))
-    grid.coords.insert(grid.coords.end(), c.begin(), c.end());
   int64_t P = config.tasks();
+  std::vector<std::vector<int64_t>> coords = gridCoords(pd, P);
+  grid.coords.resize(P * rank);
   grid.tileLo.resize(P * rank);
   grid.tileHi.resize(P * rank);
   for (int64_t p = 0; p < P; ++p)
     for (size_t d = 0; d < rank; ++d) {
-      const Range &part = grid.parts[grid.partOffset[d] + grid.coords[p * rank + d]];
+      const Range &part = grid.parts[grid.partOffset[d] + coords[p][d]];
+      grid.coords[d * P + p] = coords[p][d];
       grid.tileLo[d * P + p] = double(part.lo);
       grid.tileHi[d * P + p] = double(part.hi);
     }
   if (devicesPerNode > 0) {
     grid.nodeSize = devicesPerNode;
-    nodeBoxesOf(grid, devicesPerNode, grid.nodeBoxOffset, grid.nodeBoxLo,
-                grid.nodeBoxHi);
+    nodeBoxesOf(grid, devicesPerNode, grid.nodeBoxes, grid.nodeDevices,
+                grid.nodeBoxLo, grid.nodeBoxHi);
   }
   return grid;
 }
@@ -532,8 +575,6 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
     return tiles;
   // Find, per operand dim, the one consumer coordinate its range follows.
   auto coords = gridCoords(config.degrees, Q);
-  for (const auto &c : coords)
-    tiles.coords.insert(tiles.coords.end(), c.begin(), c.end());
   unsigned rank = tiles.boxes.front().rank();
   std::vector<bool> taken(config.degrees.size(), false);
   tiles.separable = true;
@@ -592,10 +633,10 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
     for (int64_t q = 0; q < Q; ++q)
       for (unsigned d = 0; d < rank; ++d) {
         int j = tiles.coordOf[d];
-        tiles.values[q * rank + d] = j < 0 ? 0 : coords[q][j];
+        tiles.values[d * Q + q] = j < 0 ? 0 : coords[q][j];
       }
     for (const TileBox &box : tiles.boxes)
-      tiles.volumes.push_back(box.volume());
+      tiles.volumes.push_back(double(box.volume()));
     tiles.boxLo.resize(Q * rank);
     tiles.boxHi.resize(Q * rank);
     for (int64_t q = 0; q < Q; ++q)
@@ -605,6 +646,28 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
       }
   }
   return tiles;
+}
+
+int64_t identicalSlabs(const ProducerGrid &grid, const ConsumerTiles &tiles,
+                       int64_t perNode) {
+  int64_t P = grid.config.tasks(), Q = int64_t(tiles.boxes.size());
+  if (!tiles.separable || P != Q || tiles.coordOf.empty() ||
+      tiles.coordOf[0] != 0)
+    return 1;
+  int64_t size = grid.shape[0], pn = grid.config.degrees[0],
+          qn = tiles.degrees[0];
+  if (size % pn != 0 || size % qn != 0 ||
+      int64_t(tiles.ranges[0].size()) != qn)
+    return 1;
+  for (int64_t v = 0; v < qn; ++v)
+    if (tiles.ranges[0][v] != blockPart(size, qn, v))
+      return 1;
+  int64_t slabs = std::gcd(pn, qn);
+  while (slabs > 1 && (pn % slabs != 0 || qn % slabs != 0 ||
+                       ((P / slabs) % perNode != 0 &&
+                        perNode % (P / slabs) != 0)))
+    --slabs;
+  return slabs;
 }
 
 void forEachFlow(const std::vector<int64_t> &producerShape,

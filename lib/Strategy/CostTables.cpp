@@ -417,7 +417,8 @@ void CostTables::prepareBounds(Table &t) {
         double elements = 1;
         for (size_t d = 0; d < rank; ++d) {
           const Range &part =
-              grid.parts[grid.partOffset[d] + grid.coords[task * rank + d]];
+              grid.parts[grid.partOffset[d] +
+                         grid.coords[d * grid.config.tasks() + task]];
           elements *= double(prefixes[g][d][part.hi] - prefixes[g][d][part.lo]);
         }
         bytes[task] = kBytesPerElement * elements;

@@ -224,6 +224,54 @@ TEST(Transfer, SeparableLoadsMatchEnumeration) {
   EXPECT_GE(separable, 800);
 }
 
+// Where both layers split the batch, the devices fall into slabs that move
+// data only among themselves, and the peaks come from the first slab alone.
+// They must equal enumeration's, with nodes that hold several slabs and
+// slabs that span several nodes.
+TEST(Transfer, PeaksFromTheFirstSlabMatchEnumeration) {
+  std::mt19937 rng(11);
+  std::vector<int64_t> shape = {16, 8, 9, 6};
+  std::map<int64_t, int> bySlabs;
+  for (auto [nodes, perNode] : std::vector<std::pair<int, int>>{
+           {1, 16}, {2, 8}, {4, 4}, {8, 2}, {16, 1}, {6, 3}}) {
+    Machine m = testMachine(nodes, perNode);
+    for (const Layer &consumer :
+         {convLike(shape, 6, Window{3, 1, 1, 1, 1, false}, 1),
+          convLike(shape, 8, Window{3, 2, 1, 0, 1, false}, 2),
+          elementwise(shape), flatten(shape)}) {
+      std::vector<ParallelConfig> pcs, ccs;
+      for (const ParallelConfig &c : enumerateConfigs(shape, 16))
+        if (c.tasks() == 16)
+          pcs.push_back(c);
+      for (const ParallelConfig &c : enumerateConfigs(consumer.shape, 16))
+        if (c.tasks() == 16)
+          ccs.push_back(c);
+      for (int k = 0; k < 60; ++k) {
+        const ParallelConfig &pc = pcs[rng() % pcs.size()];
+        const ParallelConfig &cc = ccs[rng() % ccs.size()];
+        ConsumerTiles tiles = consumerTiles(consumer, 0, cc);
+        ProducerGrid grid = producerGrid(shape, pc, perNode);
+        ++bySlabs[identicalSlabs(grid, tiles, perNode)];
+        TransferLoads slow;
+        transferLoads(m, grid, tiles, false, slow);
+        TransferPeaks want = peaksOf(slow), got = transferPeaks(m, grid, tiles);
+        std::string what = pc.str() + " -> " + cc.str();
+        EXPECT_EQ(got.elements, want.elements) << what;
+        EXPECT_EQ(got.maxPortBytes, want.maxPortBytes) << what;
+        EXPECT_EQ(got.maxNicBytes, want.maxNicBytes) << what;
+        EXPECT_EQ(got.maxMessages, want.maxMessages) << what;
+        EXPECT_EQ(got.maxPairBytes, want.maxPairBytes) << what;
+      }
+    }
+  }
+  // Slabs of one device, of a node and of several nodes all occur; a
+  // flattening consumer reads across them, and slabs that would straddle
+  // nodes of 3 devices are merged.
+  EXPECT_GE(bySlabs[1], 100);
+  EXPECT_GE(bySlabs[2] + bySlabs[4], 100);
+  EXPECT_GE(bySlabs[8] + bySlabs[16], 20);
+}
+
 TEST(Transfer, LinearAfterFlattenReplicatesFeatures) {
   // A c-split linear layer needs every feature: each task receives the
   // features the other tasks computed.

@@ -45,20 +45,18 @@ struct ConsumerTiles {
   std::vector<TileBox> boxes;    // per consumer task
   int64_t largestBox = 0;        // the most elements of one task's box
   int64_t totalBoxes = 0;        // the elements of every task's box
-  std::vector<int64_t> coords;   // per task, its grid coordinates (flat)
   /// Separable form: for each dim of the operand, the consumer grid
   /// coordinate its range depends on (-1: the same for every task) and the
   /// range for each value of that coordinate.
   bool separable = false;
   std::vector<int> coordOf;
   std::vector<std::vector<Range>> ranges;
-  /// Separable form, per task q and operand dim d: the value of the
-  /// coordinate d follows (0 when none), at values[q * rank + d]; and each
-  /// task's box volume.
+  /// Separable form, per operand dim d and task q, at [d * tasks + q]: the
+  /// value of the coordinate d follows (0 when none) in `values`, its box's
+  /// interval in boxLo and boxHi; per task, its box's volume. Doubles
+  /// (exact below 2^53) for the vector kernels.
   std::vector<int64_t> values;
-  std::vector<int64_t> volumes;
-  /// Separable form, per operand dim d and task q: its box's interval at
-  /// [d * tasks + q], as doubles (exact below 2^53) for vector kernels.
+  std::vector<double> volumes;
   std::vector<double> boxLo, boxHi;
 };
 
@@ -72,16 +70,17 @@ struct ProducerGrid {
   ParallelConfig config;
   std::vector<Range> parts;         // parts of dim d start at partOffset[d]
   std::vector<int64_t> partOffset;  // rank + 1 entries
-  std::vector<int64_t> coords;      // per task, its grid coordinates (flat)
-  /// Per dim d and task p, its tile's interval at [d * tasks + p], as in
-  /// ConsumerTiles.
+  /// Per dim d and task p, at [d * tasks + p]: its grid coordinate in
+  /// `coords`, its tile's interval in tileLo and tileHi (as in
+  /// ConsumerTiles).
+  std::vector<int64_t> coords;
   std::vector<double> tileLo, tileHi;
-  /// The element boxes each node's tasks hold together, for nodes of
-  /// `nodeSize` devices (0: not computed): node n's are boxes
-  /// [nodeBoxOffset[n], nodeBoxOffset[n + 1]), dim d of box b at
-  /// [b * rank + d].
-  int64_t nodeSize = 0;
-  std::vector<int64_t> nodeBoxOffset;
+  /// For nodes of `nodeSize` devices (0: not computed), the element boxes
+  /// each node's tasks hold together, expanded per device: box k of device
+  /// t's node, dim d, at [(k * rank + d) * nodeDevices + t], for the
+  /// `nodeDevices` devices of the nodes that hold tasks; an empty box where
+  /// a node has fewer than `nodeBoxes`.
+  int64_t nodeSize = 0, nodeBoxes = 0, nodeDevices = 0;
   std::vector<double> nodeBoxLo, nodeBoxHi;
 };
 
@@ -90,6 +89,17 @@ struct ProducerGrid {
 ProducerGrid producerGrid(const std::vector<int64_t> &shape,
                           const ParallelConfig &config,
                           int64_t devicesPerNode = 0);
+
+/// How many identical slabs a transfer falls into, of which the first (a
+/// prefix of the devices) stands for all in the peaks. The outermost dim
+/// comes first in both grids' row-major order, so where both split it into
+/// equal parts over as many tasks and each consumer task reads its own part
+/// of it (every layer but a flattening one), the devices fall into slabs of
+/// consecutive tasks that move data only among themselves: as many as the
+/// two degrees' greatest common divisor, less where a slab would straddle
+/// a node boundary. 1 where there is no such structure.
+int64_t identicalSlabs(const ProducerGrid &producer, const ConsumerTiles &tiles,
+                       int64_t devicesPerNode);
 
 /// What the position-free transfer bound (CostModel::misalignmentBoundMs)
 /// needs of a producer's configuration: its task count, its largest part
