@@ -306,7 +306,8 @@ double CostModel::transferCopyMs(int64_t boxElements, double sentBytes) const {
 }
 
 double CostModel::transferLowerBoundMs(const std::vector<double> &bytes,
-                                       int64_t holders) const {
+                                       int64_t holders,
+                                       int64_t leastLargestBox) const {
   auto ms = [](double b, double gbps) { return b / (gbps * 1e6); };
   int64_t perNode = machine.devicesPerNode;
   double worst = 0;
@@ -331,7 +332,9 @@ double CostModel::transferLowerBoundMs(const std::vector<double> &bytes,
     if (first >= holders)
       worst = std::max(worst, ms(nodeBytes, machine.interNodeGbps));
   }
-  return moves ? 2 * (worst + machine.latencyUs * 1e-3) : 0;
+  return moves ? 2 * (worst + machine.latencyUs * 1e-3) +
+                     transferCopyMs(leastLargestBox, 0)
+               : 0;
 }
 
 double CostModel::misalignmentBoundMs(const ProducerExtents &producer,
@@ -372,7 +375,16 @@ double CostModel::misalignmentBoundMs(const ProducerExtents &producer,
   for (size_t d = 0; d < consumer.largest.size(); ++d)
     spans *= (consumer.largest[d] + producer.part[d] - 1) / producer.part[d];
   int64_t messages = std::max<int64_t>(spans - 1, in > 0);
-  return 2 * (worst + double(messages) * machine.latencyUs * 1e-3);
+  double bound = 2 * (worst + double(messages) * machine.latencyUs * 1e-3);
+  // Something moves, so the runtime assembles every box, the largest
+  // included (transferCost).
+  if (in > 0) {
+    int64_t largest = 1;
+    for (int64_t e : consumer.largest)
+      largest *= e;
+    bound += transferCopyMs(largest, 0);
+  }
+  return bound;
 }
 
 TransferCost

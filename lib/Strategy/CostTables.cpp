@@ -331,38 +331,57 @@ SearchGraph CostTables::buildSearchGraph() {
   return g;
 }
 
-std::vector<std::vector<int64_t>> CostTables::readPrefix(const Table &t,
-                                                         int group) const {
-  // An element every member of the group reads, per dim: with separable
-  // boxes a consumer's tasks together read the product of each dim's union
-  // of ranges, so the product of these intersections is read by any member.
-  const LayerEdge &edge = edges[t.edge];
-  const Layer &consumer = graph.layers[edge.consumer];
-  const std::vector<int64_t> &shape = graph.layers[edge.producer].shape;
-  std::vector<std::vector<bool>> read;
-  for (size_t d = 0; d < shape.size(); ++d)
-    read.emplace_back(shape[d], true);
-  for (size_t c = 0; c < candidates[edge.consumer].size(); ++c) {
-    if (groupOf[edge.consumer][c] != group)
-      continue;
-    ConsumerTiles tiles =
-        consumerTiles(consumer, edge.operand, candidates[edge.consumer][c]);
-    if (!tiles.separable)
+/// Sorted disjoint ranges: those of `a` within some range of `b`.
+static std::vector<Range> intersectRanges(const std::vector<Range> &a,
+                                          const std::vector<Range> &b) {
+  std::vector<Range> out;
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    Range r = intersect(a[i], b[j]);
+    if (!r.empty())
+      out.push_back(r);
+    (a[i].hi < b[j].hi ? i : j)++;
+  }
+  return out;
+}
+
+/// Per operand dim of `shape`, how many elements up to each index every
+/// one of `members` reads (empty: unknown). With separable boxes a
+/// consumer's tasks together read the product of each dim's union of
+/// ranges, so the product of these intersections is read by any member.
+static std::vector<std::vector<int64_t>>
+readPrefix(const std::vector<int64_t> &shape,
+           const std::vector<const ConsumerTiles *> &members) {
+  std::vector<std::vector<Range>> common;
+  for (int64_t size : shape)
+    common.push_back({Range{0, size}});
+  for (const ConsumerTiles *tiles : members) {
+    if (!tiles->separable)
       return {}; // no bound
     for (size_t d = 0; d < shape.size(); ++d) {
-      std::vector<bool> mine(shape[d], false);
-      for (const Range &r : tiles.ranges[d])
-        for (int64_t i = r.lo; i < r.hi; ++i)
-          mine[i] = true;
-      for (int64_t i = 0; i < shape[d]; ++i)
-        read[d][i] = read[d][i] && mine[i];
+      std::vector<Range> mine;
+      for (const Range &r : tiles->ranges[d])
+        if (!r.empty())
+          mine.push_back(r);
+      std::sort(mine.begin(), mine.end(), [](const Range &x, const Range &y) {
+        return x.lo < y.lo;
+      });
+      std::vector<Range> merged;
+      for (const Range &r : mine)
+        if (!merged.empty() && r.lo <= merged.back().hi)
+          merged.back().hi = std::max(merged.back().hi, r.hi);
+        else
+          merged.push_back(r);
+      common[d] = intersectRanges(common[d], merged);
     }
   }
   std::vector<std::vector<int64_t>> prefixes;
-  for (const std::vector<bool> &mask : read) {
-    std::vector<int64_t> &prefix = prefixes.emplace_back(1, 0);
-    for (bool r : mask)
-      prefix.push_back(prefix.back() + r);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::vector<int64_t> &prefix = prefixes.emplace_back(shape[d] + 1, 0);
+    for (const Range &r : common[d])
+      for (int64_t i = r.lo; i < r.hi; ++i)
+        prefix[i + 1] = 1;
+    for (int64_t i = 0; i < shape[d]; ++i)
+      prefix[i + 1] += prefix[i];
   }
   return prefixes;
 }
@@ -383,21 +402,28 @@ void CostTables::prepareBounds(Table &t) {
   int64_t perNode = model.getMachine().devicesPerNode;
 
   // What the position-free bound needs of every consumer configuration,
-  // and per consumer group what every member reads.
+  // and per consumer group what every member reads and the least of its
+  // members' largest boxes.
+  std::vector<ConsumerTiles> colTiles(cols.size());
   std::vector<ConsumerExtents> colExtents(cols.size());
   std::vector<std::vector<double>> colVolumes(cols.size());
   parallelFor(cols.size(), [&](size_t c) {
-    std::vector<TileBox> boxes;
-    for (int64_t q = 0; q < cols[c].tasks(); ++q) {
-      boxes.push_back(consumer.inputBox(
-          edge.operand, tileOfTask(consumer.shape, cols[c].degrees, q)));
-      colVolumes[c].push_back(kBytesPerElement * double(boxes.back().volume()));
-    }
-    colExtents[c] = consumerExtents(boxes);
+    colTiles[c] = consumerTiles(consumer, edge.operand, cols[c]);
+    for (const TileBox &box : colTiles[c].boxes)
+      colVolumes[c].push_back(kBytesPerElement * double(box.volume()));
+    colExtents[c] = consumerExtents(colTiles[c].boxes);
   });
   std::vector<std::vector<std::vector<int64_t>>> prefixes(colTasks.size());
-  parallelFor(colTasks.size(),
-              [&](size_t g) { prefixes[g] = readPrefix(t, int(g)); });
+  std::vector<int64_t> leastLargest(colTasks.size(), INT64_MAX);
+  parallelFor(colTasks.size(), [&](size_t g) {
+    std::vector<const ConsumerTiles *> members;
+    for (size_t c = 0; c < cols.size(); ++c)
+      if (colGroup[c] == int(g)) {
+        members.push_back(&colTiles[c]);
+        leastLargest[g] = std::min(leastLargest[g], colTiles[c].largestBox);
+      }
+    prefixes[g] = readPrefix(producer.shape, members);
+  });
 
   // Per producer configuration, its extents and, against every consumer
   // group, the idle-device bound: producer tasks on devices the group
@@ -423,7 +449,8 @@ void CostTables::prepareBounds(Table &t) {
         }
         bytes[task] = kBytesPerElement * elements;
       }
-      t.vsRow[p][g] = model.transferLowerBoundMs(bytes, colTasks[g]);
+      t.vsRow[p][g] =
+          model.transferLowerBoundMs(bytes, colTasks[g], leastLargest[g]);
     }
   });
   // The position-free bound of every pair, once; each side's bound against
@@ -450,7 +477,8 @@ void CostTables::prepareBounds(Table &t) {
           std::min(bounds[rowGroup[p]], misaligned[p * cols.size() + c]);
     for (size_t g = 0; g < rowTasks.size(); ++g)
       bounds[g] = std::max(bounds[g], model.transferLowerBoundMs(
-                                          colVolumes[c], rowTasks[g]));
+                                          colVolumes[c], rowTasks[g],
+                                          colTiles[c].largestBox));
   });
   // Two groups: the least of either side's group bound over the other's
   // members (each already at least the least over member pairs of the
@@ -494,7 +522,12 @@ bool CostTables::startsExact(int l, int group) {
   // Every configuration on all the devices a layer can use: the fastest
   // plans use them, and the first round's optimum is then close enough
   // that few groups open later (fewer rounds than opening group 0 alone).
-  return groupTasks[l][group] == groupTasks[l][0];
+  // A layer whose groups have two members or fewer on average (a
+  // fully-connected layer's n x c splits: one per task count and channel
+  // degree) gains nothing from stand-ins: it is exact whole, rather than
+  // opening one group a round at the end of the search.
+  return candidates[l].size() <= 2 * groupTasks[l].size() ||
+         groupTasks[l][group] == groupTasks[l][0];
 }
 
 double CostTables::nodeMemory(int l, int c) const {

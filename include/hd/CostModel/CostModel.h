@@ -75,10 +75,14 @@ public:
   /// A lower bound on the transfer time (ms) when only devices
   /// [0, holders) take part on one side, and every device t >= holders must
   /// receive from them (or send to them) at least bytes[t]: what its port,
-  /// or its node's network interface, needs at least, plus one message.
-  /// Backward mirrors forward, as in transferCost.
+  /// or its node's network interface, needs at least, plus one message,
+  /// and, where anything moves, the copies of a consumer box of at least
+  /// `leastLargestBox` elements (the smallest largest box of the consumer
+  /// configurations covered). Backward mirrors forward, as in
+  /// transferCost.
   double transferLowerBoundMs(const std::vector<double> &bytes,
-                              int64_t holders) const;
+                              int64_t holders,
+                              int64_t leastLargestBox) const;
   /// A lower bound on transferCost from sizes alone, where the tilings of
   /// the two sides do not line up: a consumer task keeps at most, per dim,
   /// the smaller of its box and a producer part; its node's tasks hold at

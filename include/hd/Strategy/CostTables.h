@@ -118,10 +118,6 @@ private:
   void fillTable(Table &t, const std::vector<int> &rows,
                  const std::vector<int> &cols, std::atomic<int64_t> &filled,
                  int64_t total);
-  /// Per operand dim, how many elements up to each index every member of
-  /// consumer group `group` reads (empty: unknown).
-  std::vector<std::vector<int64_t>> readPrefix(const Table &t,
-                                               int group) const;
   /// Computes every bound of `t`, on every core.
   void prepareBounds(Table &t);
   double nodeMemory(int l, int c) const;
