@@ -9,15 +9,16 @@ namespace hd {
 
 namespace {
 
-/// Row-major coordinates of every task of a grid.
-std::vector<std::vector<int64_t>> gridCoords(const std::vector<int64_t> &deg,
-                                             int64_t tasks) {
-  std::vector<std::vector<int64_t>> coords(tasks,
-                                           std::vector<int64_t>(deg.size()));
+/// Row-major coordinates of every task of a grid: task t's coordinate in
+/// dim i at [t * deg.size() + i].
+std::vector<int64_t> gridCoords(const std::vector<int64_t> &deg,
+                                int64_t tasks) {
+  size_t rank = deg.size();
+  std::vector<int64_t> coords(tasks * rank);
   for (int64_t t = 0; t < tasks; ++t) {
     int64_t rest = t;
-    for (size_t i = deg.size(); i-- > 0;) {
-      coords[t][i] = rest % deg[i];
+    for (size_t i = rank; i-- > 0;) {
+      coords[t * rank + i] = rest % deg[i];
       rest /= deg[i];
     }
   }
@@ -541,14 +542,15 @@ ProducerGrid producerGrid(const std::vector<int64_t> &shape,
       grid.parts.push_back(blockPart(shape[d], pd[d], i));
   }
   int64_t P = config.tasks();
-  std::vector<std::vector<int64_t>> coords = gridCoords(pd, P);
+  std::vector<int64_t> coords = gridCoords(pd, P);
   grid.coords.resize(P * rank);
   grid.tileLo.resize(P * rank);
   grid.tileHi.resize(P * rank);
   for (int64_t p = 0; p < P; ++p)
     for (size_t d = 0; d < rank; ++d) {
-      const Range &part = grid.parts[grid.partOffset[d] + coords[p][d]];
-      grid.coords[d * P + p] = coords[p][d];
+      int64_t c = coords[p * rank + d];
+      const Range &part = grid.parts[grid.partOffset[d] + c];
+      grid.coords[d * P + p] = c;
       grid.tileLo[d * P + p] = double(part.lo);
       grid.tileHi[d * P + p] = double(part.hi);
     }
@@ -574,7 +576,8 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
   if (tiles.boxes.empty())
     return tiles;
   // Find, per operand dim, the one consumer coordinate its range follows.
-  auto coords = gridCoords(config.degrees, Q);
+  std::vector<int64_t> coords = gridCoords(config.degrees, Q);
+  size_t crank = config.degrees.size();
   unsigned rank = tiles.boxes.front().rank();
   std::vector<bool> taken(config.degrees.size(), false);
   tiles.separable = true;
@@ -596,7 +599,7 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
       std::vector<bool> seen(config.degrees[j], false);
       bool follows = true;
       for (int64_t q = 0; q < Q && follows; ++q) {
-        int64_t v = coords[q][j];
+        int64_t v = coords[q * crank + j];
         if (!seen[v]) {
           seen[v] = true;
           byValue[v] = tiles.boxes[q][d];
@@ -624,7 +627,7 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
       bool someEmpty = false;
       for (unsigned d = 0; d < rank; ++d) {
         int j = tiles.coordOf[d];
-        someEmpty |= tiles.ranges[d][j < 0 ? 0 : coords[q][j]].empty();
+        someEmpty |= tiles.ranges[d][j < 0 ? 0 : coords[q * crank + j]].empty();
       }
       tiles.separable = someEmpty;
     }
@@ -633,7 +636,7 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
     for (int64_t q = 0; q < Q; ++q)
       for (unsigned d = 0; d < rank; ++d) {
         int j = tiles.coordOf[d];
-        tiles.values[d * Q + q] = j < 0 ? 0 : coords[q][j];
+        tiles.values[d * Q + q] = j < 0 ? 0 : coords[q * crank + j];
       }
     for (const TileBox &box : tiles.boxes)
       tiles.volumes.push_back(double(box.volume()));

@@ -96,12 +96,12 @@ std::string CostTables::edgeKey(int e) const {
                     candidatesKey(candidates[edge.consumer]) + "|";
   if (readsOwnTile(edge.consumer, edge.operand))
     return key + "own-tile";
+  // Two independent 64-bit hashes, a word at a time.
   uint64_t h = 14695981039346656037ull, g = 1099511628211ull;
+  auto rotate = [](uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
   auto mix = [&](int64_t v) {
-    for (int b = 0; b < 8; ++b) {
-      h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ull;
-      g = (g ^ ((v >> (8 * b)) & 0xff)) * 14029467366897019727ull;
-    }
+    h = rotate(h ^ uint64_t(v), 23) * 0x9e3779b97f4a7c15ull;
+    g = rotate(g + uint64_t(v), 31) * 0xc2b2ae3d27d4eb4full;
   };
   const Layer &consumer = graph.layers[edge.consumer];
   for (const ParallelConfig &c : candidates[edge.consumer]) {
