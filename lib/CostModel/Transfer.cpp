@@ -185,8 +185,9 @@ void nodeBoxesOf(const ProducerGrid &grid, int64_t perNode, int64_t &slots,
 #define HD_VECTOR_CLONES
 #endif
 
-/// out[t] += the volume of the intersection of boxes a and b of task t, for
-/// t in [0, n); dim d of box x at x[d * stride + t].
+/// out[t] += the volume of the intersection of boxes a and b of task t,
+/// times weight[t] where given, for t in [0, n); dim d of box x at
+/// x[d * stride + t].
 HD_VECTOR_CLONES
 static void addOverlapVolumes(size_t rank, int64_t n,
                               const double *__restrict aLo,
@@ -194,9 +195,10 @@ static void addOverlapVolumes(size_t rank, int64_t n,
                               const double *__restrict bLo,
                               const double *__restrict bHi, int64_t bStride,
                               double *__restrict volume,
-                              double *__restrict out) {
+                              double *__restrict out,
+                              const double *__restrict weight = nullptr) {
   for (int64_t t = 0; t < n; ++t)
-    volume[t] = 1;
+    volume[t] = weight ? weight[t] : 1.0;
   for (size_t d = 0; d < rank; ++d) {
     const double *__restrict al = aLo + d * aStride, *__restrict ah = aHi + d * aStride;
     const double *__restrict bl = bLo + d * bStride, *__restrict bh = bHi + d * bStride;
@@ -431,8 +433,26 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
   peaks.elements = int64_t(elements) * slabs;
   peaks.maxMessages = int64_t(std::max(in.maxMsgs, out.maxMsgs));
   bool pairLinksMatter = m.intraNodeGbps < m.deviceGbps;
-  sc.rowSum.resize(perNode);
-  for (int64_t node = 0; node < nodes; ++node) {
+  bool merged = !pairLinksMatter && tiles.nodeSize == perNode;
+  if (merged) {
+    // Without halos, what a producer task holds of its node's consumer
+    // boxes is its tile's overlap with the few merged boxes they form.
+    sc.rowSum.assign(P, 0.0);
+    for (int64_t k = 0; k < tiles.nodeBoxes; ++k)
+      addOverlapVolumes(rank, std::min(P, tiles.nodeDevices),
+                        tiles.nodeBoxLo.data() + k * rank * tiles.nodeDevices,
+                        tiles.nodeBoxHi.data() + k * rank * tiles.nodeDevices,
+                        tiles.nodeDevices, grid.tileLo.data(),
+                        grid.tileHi.data(), pStride, sc.volume.data(),
+                        sc.rowSum.data(),
+                        tiles.nodeBoxReads.data() + k * tiles.nodeDevices);
+    for (int64_t p = 0; p < P; ++p) {
+      sc.intraOut[p] = sc.out[p] > 0 ? sc.rowSum[p] - sc.self[p] : 0.0;
+      maxPort = std::max(maxPort, sc.intraOut[p]);
+    }
+  }
+  sc.rowSum.resize(std::max(perNode, P));
+  for (int64_t node = 0; node < nodes && !merged; ++node) {
     int64_t lo = node * perNode;
     int64_t pn = std::max<int64_t>(0, std::min(P, lo + perNode) - lo);
     int64_t qn = std::max<int64_t>(0, std::min(Q, lo + perNode) - lo);
@@ -562,8 +582,53 @@ ProducerGrid producerGrid(const std::vector<int64_t> &shape,
   return grid;
 }
 
+/// The consumer's node boxes (ConsumerTiles::nodeBoxLo), where each dim's
+/// ranges lie side by side.
+static void consumerNodeBoxes(ConsumerTiles &tiles, int64_t perNode) {
+  size_t rank = tiles.ranges.size(), crank = tiles.degrees.size();
+  for (size_t d = 0; d < rank; ++d)
+    for (size_t v = 0; v < tiles.ranges[d].size(); ++v)
+      if (tiles.ranges[d][v].empty() ||
+          (v > 0 && tiles.ranges[d][v].lo != tiles.ranges[d][v - 1].hi))
+        return; // a halo, a gap or an empty range
+  std::vector<int64_t> offset;
+  std::vector<Range> boxes;
+  nodeSubBoxes(tiles.degrees, perNode, offset, boxes);
+  int64_t nodes = int64_t(offset.size()) - 1, slots = 0;
+  for (int64_t n = 0; n < nodes; ++n)
+    slots = std::max(slots, offset[n + 1] - offset[n]);
+  int64_t devices = nodes * perNode;
+  tiles.nodeSize = perNode;
+  tiles.nodeBoxes = slots;
+  tiles.nodeDevices = devices;
+  tiles.nodeBoxLo.assign(slots * rank * devices, 0.0);
+  tiles.nodeBoxHi.assign(slots * rank * devices, 0.0);
+  tiles.nodeBoxReads.assign(slots * devices, 0.0);
+  for (int64_t n = 0; n < nodes; ++n)
+    for (int64_t k = 0; k < offset[n + 1] - offset[n]; ++k) {
+      const Range *box = &boxes[(offset[n] + k) * crank];
+      double reads = 1;
+      for (size_t j = 0; j < crank; ++j)
+        if (std::find(tiles.coordOf.begin(), tiles.coordOf.end(), int(j)) ==
+            tiles.coordOf.end())
+          reads *= double(box[j].size());
+      std::fill_n(&tiles.nodeBoxReads[k * devices + n * perNode], perNode,
+                  reads);
+      for (size_t d = 0; d < rank; ++d) {
+        int j = tiles.coordOf[d];
+        const std::vector<Range> &r = tiles.ranges[d];
+        Range hull = j < 0 ? r[0] : Range{r[box[j].lo].lo, r[box[j].hi - 1].hi};
+        std::fill_n(&tiles.nodeBoxLo[(k * rank + d) * devices + n * perNode],
+                    perNode, double(hull.lo));
+        std::fill_n(&tiles.nodeBoxHi[(k * rank + d) * devices + n * perNode],
+                    perNode, double(hull.hi));
+      }
+    }
+}
+
 ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
-                            const ParallelConfig &config) {
+                            const ParallelConfig &config,
+                            int64_t devicesPerNode) {
   ConsumerTiles tiles;
   tiles.degrees = config.degrees;
   int64_t Q = config.tasks();
@@ -647,6 +712,8 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
         tiles.boxLo[d * Q + q] = double(tiles.boxes[q][d].lo);
         tiles.boxHi[d * Q + q] = double(tiles.boxes[q][d].hi);
       }
+    if (devicesPerNode > 0)
+      consumerNodeBoxes(tiles, devicesPerNode);
   }
   return tiles;
 }

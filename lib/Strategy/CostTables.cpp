@@ -223,7 +223,8 @@ void CostTables::fillTable(Table &t, const std::vector<int> &rows,
   std::vector<ConsumerTiles> columns(missing.size());
   parallelFor(missing.size(), [&](size_t i) {
     columns[i] = consumerTiles(consumer, edge.operand,
-                               candidates[edge.consumer][missing[i]]);
+                               candidates[edge.consumer][missing[i]],
+                               model.getMachine().devicesPerNode);
   });
   parallelFor(rows.size(), [&](size_t i) {
     std::vector<double> &row = t.rows[rows[i]];

@@ -166,7 +166,7 @@ TEST(Transfer, FlowsMatchElementOwnership) {
 // pair and machine shape (one node, several nodes, one device per node).
 TEST(Transfer, SeparableLoadsMatchEnumeration) {
   std::mt19937 rng(7);
-  int separable = 0;
+  int separable = 0, mergedBoxes = 0;
   for (auto [nodes, perNode] : std::vector<std::pair<int, int>>{
            {1, 8}, {2, 4}, {4, 2}, {8, 1}, {3, 4}}) {
     Machine m = testMachine(nodes, perNode);
@@ -200,28 +200,34 @@ TEST(Transfer, SeparableLoadsMatchEnumeration) {
           // set the busiest port, with node boxes computed per transfer or
           // with the grid; where pair links are as fast as ports, the
           // busiest pair is not computed.
+          // With the consumer's merged node boxes too.
           TransferPeaks want = peaksOf(slow);
           Machine fastPairs = m;
           fastPairs.intraNodeGbps = m.deviceGbps;
+          ConsumerTiles merged = consumerTiles(consumer, 0, cc, perNode);
+          mergedBoxes += merged.nodeSize > 0;
           for (const Machine *machine : {&m, &fastPairs})
             for (const ProducerGrid &g :
-                 {grid, producerGrid(shape, pc, perNode)}) {
-              TransferPeaks got = transferPeaks(*machine, g, tiles);
-              EXPECT_EQ(got.elements, want.elements) << what;
-              EXPECT_EQ(got.maxPortBytes, want.maxPortBytes) << what;
-              EXPECT_EQ(got.maxNicBytes, want.maxNicBytes) << what;
-              EXPECT_EQ(got.maxMessages, want.maxMessages) << what;
-              EXPECT_EQ(got.maxPairBytes,
-                        machine == &m || !tiles.separable ? want.maxPairBytes
-                                                          : 0)
-                  << what;
-            }
+                 {grid, producerGrid(shape, pc, perNode)})
+              for (const ConsumerTiles *t : {&tiles, &merged}) {
+                TransferPeaks got = transferPeaks(*machine, g, *t);
+                EXPECT_EQ(got.elements, want.elements) << what;
+                EXPECT_EQ(got.maxPortBytes, want.maxPortBytes) << what;
+                EXPECT_EQ(got.maxNicBytes, want.maxNicBytes) << what;
+                EXPECT_EQ(got.maxMessages, want.maxMessages) << what;
+                EXPECT_EQ(got.maxPairBytes, machine == &m || !tiles.separable
+                                                ? want.maxPairBytes
+                                                : 0)
+                    << what;
+              }
         }
       }
     }
   }
-  // Every hd box function is separable.
+  // Every hd box function is separable; the halo-free ones get merged
+  // node boxes.
   EXPECT_GE(separable, 800);
+  EXPECT_GE(mergedBoxes, 300);
 }
 
 // Where both layers split the batch, the devices fall into slabs that move
@@ -249,7 +255,7 @@ TEST(Transfer, PeaksFromTheFirstSlabMatchEnumeration) {
       for (int k = 0; k < 60; ++k) {
         const ParallelConfig &pc = pcs[rng() % pcs.size()];
         const ParallelConfig &cc = ccs[rng() % ccs.size()];
-        ConsumerTiles tiles = consumerTiles(consumer, 0, cc);
+        ConsumerTiles tiles = consumerTiles(consumer, 0, cc, perNode);
         ProducerGrid grid = producerGrid(shape, pc, perNode);
         ++bySlabs[identicalSlabs(grid, tiles, perNode)];
         TransferLoads slow;

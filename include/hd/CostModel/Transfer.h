@@ -58,10 +58,21 @@ struct ConsumerTiles {
   std::vector<int64_t> values;
   std::vector<double> volumes;
   std::vector<double> boxLo, boxHi;
+  /// Separable form without halos (each dim's ranges side by side, as a
+  /// block partition's), for nodes of `nodeSize` devices (0: not computed):
+  /// the boxes of each node's consumer tasks, as sub-boxes of the grid,
+  /// merged into one box each with how many times it is read (the
+  /// coordinates no dim follows), expanded per device as ProducerGrid's
+  /// node boxes, the multiplicity at [k * nodeDevices + t].
+  int64_t nodeSize = 0, nodeBoxes = 0, nodeDevices = 0;
+  std::vector<double> nodeBoxLo, nodeBoxHi, nodeBoxReads;
 };
 
+/// With `devicesPerNode`, the node boxes are computed here, where the boxes
+/// have no halos.
 ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
-                            const ParallelConfig &config);
+                            const ParallelConfig &config,
+                            int64_t devicesPerNode = 0);
 
 /// A producer's tiles: its block parts per dim and its tasks' coordinates.
 /// Depends on the producer alone, so tables compute it once per row.
