@@ -371,11 +371,13 @@ double CostModel::misalignmentBoundMs(const ProducerExtents &producer,
                          beyond(consumer.least, producer.node)),
                   machine.interNodeGbps));
   // Its box spans at least this many producer parts, one task each.
-  int64_t spans = 1;
+  // (A double quotient of integers is exact where it is one: no integer
+  // division in this loop, which runs for every pair of configurations.)
+  double spans = 1;
   for (size_t d = 0; d < consumer.largest.size(); ++d)
-    spans *= (consumer.largest[d] + producer.part[d] - 1) / producer.part[d];
-  int64_t messages = std::max<int64_t>(spans - 1, in > 0);
-  double bound = 2 * (worst + double(messages) * machine.latencyUs * 1e-3);
+    spans *= std::ceil(double(consumer.largest[d]) / double(producer.part[d]));
+  double messages = std::max(spans - 1, in > 0 ? 1.0 : 0.0);
+  double bound = 2 * (worst + messages * machine.latencyUs * 1e-3);
   // Something moves, so the runtime assembles every box, the largest
   // included (transferCost).
   if (in > 0) {

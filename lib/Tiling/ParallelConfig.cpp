@@ -6,13 +6,6 @@
 
 namespace hd {
 
-int64_t ParallelConfig::tasks() const {
-  int64_t t = 1;
-  for (int64_t d : degrees)
-    t *= d;
-  return t;
-}
-
 std::string ParallelConfig::str() const {
   static const char *const names[] = {"n", "c", "h", "w"};
   std::ostringstream os;
