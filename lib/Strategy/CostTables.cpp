@@ -435,20 +435,25 @@ void CostTables::prepareBounds(Table &t) {
     ProducerGrid grid = producerGrid(producer.shape, rows[p]);
     rowExtents[p] = producerExtents(grid, perNode);
     size_t rank = grid.shape.size();
-    std::vector<double> bytes;
+    int64_t tasks = grid.config.tasks();
+    std::vector<double> bytes, partReads(grid.parts.size());
     for (size_t g = 0; g < colTasks.size(); ++g) {
       if (prefixes[g].empty())
         continue;
-      bytes.assign(grid.config.tasks(), 0);
-      for (int64_t task = colTasks[g]; task < grid.config.tasks(); ++task) {
-        double elements = 1;
-        for (size_t d = 0; d < rank; ++d) {
-          const Range &part =
-              grid.parts[grid.partOffset[d] +
-                         grid.coords[d * grid.config.tasks() + task]];
-          elements *= double(prefixes[g][d][part.hi] - prefixes[g][d][part.lo]);
-        }
-        bytes[task] = kBytesPerElement * elements;
+      // What the group reads of each part, then per task the product over
+      // its parts: one lookup a dim.
+      for (size_t d = 0; d < rank; ++d)
+        for (int64_t i = grid.partOffset[d]; i < grid.partOffset[d + 1]; ++i)
+          partReads[i] = double(prefixes[g][d][grid.parts[i].hi] -
+                                prefixes[g][d][grid.parts[i].lo]);
+      bytes.assign(tasks, 0);
+      for (int64_t task = colTasks[g]; task < tasks; ++task)
+        bytes[task] = kBytesPerElement;
+      for (size_t d = 0; d < rank; ++d) {
+        const double *reads = &partReads[grid.partOffset[d]];
+        const int64_t *coord = &grid.coords[d * tasks];
+        for (int64_t task = colTasks[g]; task < tasks; ++task)
+          bytes[task] *= reads[coord[task]];
       }
       t.vsRow[p][g] =
           model.transferLowerBoundMs(bytes, colTasks[g], leastLargest[g]);
