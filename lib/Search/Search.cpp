@@ -344,7 +344,7 @@ Factor Eliminator::minimizeOut(const std::vector<const Factor *> &touching,
   // Each touching factor's index moves by a fixed stride when one of the
   // output's nodes (or x) steps: keep the indices as the odometer turns.
   size_t m = out.vars.size(), t = touching.size();
-  std::vector<int64_t> stride(t * m, 0), xStride(t, 0), base(t, 0);
+  std::vector<int64_t> stride(t * m, 0), xStride(t, 0);
   for (size_t f = 0; f < t; ++f) {
     int64_t s = 1;
     for (size_t i = touching[f]->vars.size(); i-- > 0;) {
@@ -358,32 +358,55 @@ Factor Eliminator::minimizeOut(const std::vector<const Factor *> &touching,
     }
   }
   int cx = configs(x);
-  std::vector<double> sum(cx);
-  std::vector<int> assign(m, 0);
-  for (int64_t index = 0; index < size; ++index) {
-    std::fill(sum.begin(), sum.end(), 0.0);
-    for (size_t f = 0; f < t; ++f) {
-      const double *table = touching[f]->table.data() + base[f];
-      int64_t xs = xStride[f];
-      for (int c = 0; c < cx; ++c)
-        sum[c] += table[c * xs];
-    }
-    int best = int(std::min_element(sum.begin(), sum.end()) - sum.begin());
-    out.table[index] = sum[best];
-    if (argmin)
-      (*argmin)[index] = best;
-    // Advance the odometer (last node fastest) and every factor's index.
-    for (size_t k = m; k-- > 0;) {
-      if (++assign[k] < out.dims[k]) {
-        for (size_t f = 0; f < t; ++f)
-          base[f] += stride[f * m + k];
-        break;
-      }
-      assign[k] = 0;
+  // Output entries [begin, end): the odometer starts at `begin`'s digits.
+  auto minimizeRange = [&](int64_t begin, int64_t end) {
+    std::vector<double> sum(cx);
+    std::vector<int> assign(m, 0);
+    std::vector<int64_t> at(t, 0);
+    for (size_t k = m, rest = begin; k-- > 0;) {
+      assign[k] = int(rest % out.dims[k]);
+      rest /= out.dims[k];
       for (size_t f = 0; f < t; ++f)
-        base[f] -= (out.dims[k] - 1) * stride[f * m + k];
+        at[f] += assign[k] * stride[f * m + k];
     }
-  }
+    for (int64_t index = begin; index < end; ++index) {
+      std::fill(sum.begin(), sum.end(), 0.0);
+      for (size_t f = 0; f < t; ++f) {
+        const double *table = touching[f]->table.data() + at[f];
+        int64_t xs = xStride[f];
+        for (int c = 0; c < cx; ++c)
+          sum[c] += table[c * xs];
+      }
+      int best = int(std::min_element(sum.begin(), sum.end()) - sum.begin());
+      out.table[index] = sum[best];
+      if (argmin)
+        (*argmin)[index] = best;
+      // Advance the odometer (last node fastest) and every factor's index.
+      for (size_t k = m; k-- > 0;) {
+        if (++assign[k] < out.dims[k]) {
+          for (size_t f = 0; f < t; ++f)
+            at[f] += stride[f * m + k];
+          break;
+        }
+        assign[k] = 0;
+        for (size_t f = 0; f < t; ++f)
+          at[f] -= (out.dims[k] - 1) * stride[f * m + k];
+      }
+    }
+  };
+  // Split the entries over the cores when there is much to sum (the
+  // mini-bucket bound of a graph like DenseNet's builds many 2^18 tables).
+  unsigned threads = size * cx * int64_t(t) < (1 << 22)
+                         ? 1
+                         : std::max(1u, std::thread::hardware_concurrency());
+  threads = unsigned(std::min<int64_t>(threads, size));
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i)
+    pool.emplace_back(minimizeRange, size * i / threads,
+                      size * (i + 1) / threads);
+  minimizeRange(0, size / threads);
+  for (std::thread &th : pool)
+    th.join();
   return out;
 }
 
