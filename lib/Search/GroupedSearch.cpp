@@ -155,7 +155,13 @@ SearchResult GroupedSearch::run() {
       options.onRound(rounds, exact, all);
     }
     SearchGraph graph = reducedGraph(nodes);
-    SearchResult reduced = searchOptimal(graph, options);
+    // While stand-ins remain, an inexact search of the reduced graph
+    // would be thrown away below: it only needs to say so.
+    SearchOptions roundOptions = options;
+    roundOptions.exactOnly = std::any_of(
+        nodes.begin(), nodes.end(),
+        [](const ReducedNode &n) { return !n.standIns.empty(); });
+    SearchResult reduced = searchOptimal(graph, roundOptions);
     // Every strategy maps onto the reduced graph at no more than its cost,
     // so the reduced optimum (or the bound an inexact search reports) is a
     // lower bound of the whole problem.

@@ -325,8 +325,41 @@ Eliminator::eliminationOrder(const std::vector<Factor> &factors,
   return {order, largest};
 }
 
-Factor Eliminator::minimizeOut(const std::vector<const Factor *> &touching,
+/// `f` with node x moved to its last place: the configurations of x a
+/// minimization adds up then lie side by side, not a stride apart.
+static Factor withLast(const Factor &f, int x) {
+  size_t pos = std::find(f.vars.begin(), f.vars.end(), x) - f.vars.begin();
+  int64_t before = 1, after = 1, cx = f.dims[pos];
+  for (size_t i = 0; i < f.vars.size(); ++i)
+    (i < pos ? before : after) *= i == pos ? 1 : f.dims[i];
+  Factor g;
+  for (size_t i = 0; i < f.vars.size(); ++i)
+    if (i != pos) {
+      g.vars.push_back(f.vars[i]);
+      g.dims.push_back(f.dims[i]);
+    }
+  g.vars.push_back(x);
+  g.dims.push_back(cx);
+  g.table.resize(f.table.size());
+  for (int64_t a = 0; a < before; ++a)
+    for (int64_t c = 0; c < cx; ++c)
+      for (int64_t b = 0; b < after; ++b)
+        g.table[(a * after + b) * cx + c] = f.table[(a * cx + c) * after + b];
+  return g;
+}
+
+Factor Eliminator::minimizeOut(const std::vector<const Factor *> &given,
                                int x, std::vector<int> *argmin) const {
+  std::vector<Factor> moved;
+  moved.reserve(given.size());
+  std::vector<const Factor *> touching;
+  for (const Factor *f : given)
+    if (f->vars.back() == x) {
+      touching.push_back(f);
+    } else {
+      moved.push_back(withLast(*f, x));
+      touching.push_back(&moved.back());
+    }
   std::set<int> scope;
   for (const Factor *f : touching)
     scope.insert(f->vars.begin(), f->vars.end());
@@ -342,18 +375,16 @@ Factor Eliminator::minimizeOut(const std::vector<const Factor *> &touching,
   if (argmin)
     argmin->assign(size, 0);
   // Each touching factor's index moves by a fixed stride when one of the
-  // output's nodes (or x) steps: keep the indices as the odometer turns.
+  // output's nodes steps: keep the indices as the odometer turns. x is
+  // every factor's last node, so its configurations follow the index.
   size_t m = out.vars.size(), t = touching.size();
-  std::vector<int64_t> stride(t * m, 0), xStride(t, 0);
+  std::vector<int64_t> stride(t * m, 0);
   for (size_t f = 0; f < t; ++f) {
-    int64_t s = 1;
-    for (size_t i = touching[f]->vars.size(); i-- > 0;) {
+    int64_t s = touching[f]->dims.back();
+    for (size_t i = touching[f]->vars.size() - 1; i-- > 0;) {
       int v = touching[f]->vars[i];
-      if (v == x)
-        xStride[f] = s;
-      else
-        stride[f * m + (std::find(out.vars.begin(), out.vars.end(), v) -
-                        out.vars.begin())] = s;
+      stride[f * m + (std::find(out.vars.begin(), out.vars.end(), v) -
+                      out.vars.begin())] = s;
       s *= touching[f]->dims[i];
     }
   }
@@ -370,12 +401,11 @@ Factor Eliminator::minimizeOut(const std::vector<const Factor *> &touching,
         at[f] += assign[k] * stride[f * m + k];
     }
     for (int64_t index = begin; index < end; ++index) {
-      std::fill(sum.begin(), sum.end(), 0.0);
-      for (size_t f = 0; f < t; ++f) {
+      std::copy_n(touching[0]->table.data() + at[0], cx, sum.begin());
+      for (size_t f = 1; f < t; ++f) {
         const double *table = touching[f]->table.data() + at[f];
-        int64_t xs = xStride[f];
         for (int c = 0; c < cx; ++c)
-          sum[c] += table[c * xs];
+          sum[c] += table[c];
       }
       int best = int(std::min_element(sum.begin(), sum.end()) - sum.begin());
       out.table[index] = sum[best];
@@ -415,6 +445,10 @@ bool Eliminator::variableElimination(std::vector<Factor> factors,
   auto [order, largest] = eliminationOrder(factors, remaining);
   std::vector<int> choice(graph.numNodes(), 0);
   if (largest > options.factorLimit) {
+    if (options.exactOnly) {
+      stats.exact = false;
+      return false;
+    }
     // Too wide to be exact: a bound and a good choice instead.
     approximate(std::move(factors), order, choice);
     for (int v : remaining)

@@ -112,4 +112,38 @@ TEST(GroupedSearch, SameOptimumAsTheFullSearch) {
               checked, saved, severalRounds);
 }
 
+// A graph too wide for exact elimination: the rounds with stand-ins only
+// learn that (exactOnly), every group joins, and the last round gives the
+// full search's bound and choice, the same as searching the whole graph.
+TEST(GroupedSearch, TooWideGraphsEndAsTheFullSearch) {
+  std::mt19937 rng(20261206);
+  int checked = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    SearchGraph g = randomGraph(rng, Shape::Dense, 5 + trial % 2, 8);
+    SearchOptions tight;
+    tight.enumerationLimit = 1;
+    tight.factorLimit = 10;
+    tight.miniBucketLimit = 64;
+    KnownCosts costs(g, rng, 2 + trial % 3, 0.5);
+    SearchResult full = searchOptimal(g, tight);
+    if (full.stats.exact)
+      continue;
+    SearchResult grouped = searchByGroups(costs, tight);
+    std::string what = "trial " + std::to_string(trial);
+    EXPECT_FALSE(grouped.stats.exact) << what;
+    EXPECT_EQ(grouped.choice, full.choice) << what;
+    EXPECT_DOUBLE_EQ(grouped.stats.lowerBound, full.stats.lowerBound) << what;
+    EXPECT_EQ(grouped.stats.exactConfigs, grouped.stats.allConfigs) << what;
+    // Asked only whether it is exact, the search says no and builds no
+    // bound.
+    SearchOptions only = tight;
+    only.exactOnly = true;
+    SearchResult quick = searchOptimal(g, only);
+    EXPECT_FALSE(quick.stats.exact) << what;
+    EXPECT_EQ(quick.stats.lowerBound, 0) << what;
+    ++checked;
+  }
+  EXPECT_GE(checked, 8);
+}
+
 } // namespace

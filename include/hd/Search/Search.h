@@ -36,6 +36,10 @@ struct SearchOptions {
   int64_t factorLimit = int64_t(1) << 26;
   /// Above it, the largest table of the mini-bucket bound (Search.cpp).
   int64_t miniBucketLimit = int64_t(1) << 18;
+  /// A graph too wide for exact elimination returns at once, marked not
+  /// exact, with neither a bound nor a useful choice: searchByGroups widens
+  /// such a graph to every configuration anyway.
+  bool exactOnly = false;
   /// searchByGroups calls it as each round starts: the round, and how many
   /// configurations it searches exactly out of all there are.
   std::function<void(int, int64_t, int64_t)> onRound;
