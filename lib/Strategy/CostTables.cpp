@@ -202,9 +202,21 @@ int64_t CostTables::missingEntries(const Table &t, const std::set<int> &rows,
   return missing;
 }
 
+std::vector<ConsumerTiles> CostTables::allColumns(const Table &t) const {
+  const LayerEdge &edge = edges[t.edge];
+  const std::vector<ParallelConfig> &cols = candidates[edge.consumer];
+  std::vector<ConsumerTiles> columns(cols.size());
+  parallelFor(cols.size(), [&](size_t c) {
+    columns[c] = consumerTiles(graph.layers[edge.consumer], edge.operand,
+                               cols[c], model.getMachine().devicesPerNode);
+  });
+  return columns;
+}
+
 void CostTables::fillTable(Table &t, const std::vector<int> &rows,
                            const std::vector<int> &cols,
-                           std::atomic<int64_t> &filled, int64_t total) {
+                           std::atomic<int64_t> &filled, int64_t total,
+                           const std::vector<ConsumerTiles> *all) {
   const LayerEdge &edge = edges[t.edge];
   const Layer &producer = graph.layers[edge.producer];
   const Layer &consumer = graph.layers[edge.consumer];
@@ -220,12 +232,15 @@ void CostTables::fillTable(Table &t, const std::vector<int> &rows,
       missing.push_back(c);
   if (missing.empty())
     return;
-  std::vector<ConsumerTiles> columns(missing.size());
-  parallelFor(missing.size(), [&](size_t i) {
-    columns[i] = consumerTiles(consumer, edge.operand,
-                               candidates[edge.consumer][missing[i]],
-                               model.getMachine().devicesPerNode);
+  std::vector<ConsumerTiles> computed(all ? 0 : missing.size());
+  parallelFor(computed.size(), [&](size_t i) {
+    computed[i] = consumerTiles(consumer, edge.operand,
+                                candidates[edge.consumer][missing[i]],
+                                model.getMachine().devicesPerNode);
   });
+  auto column = [&](size_t j) -> const ConsumerTiles & {
+    return all ? (*all)[missing[j]] : computed[j];
+  };
   parallelFor(rows.size(), [&](size_t i) {
     std::vector<double> &row = t.rows[rows[i]];
     std::optional<ProducerGrid> grid;
@@ -236,7 +251,7 @@ void CostTables::fillTable(Table &t, const std::vector<int> &rows,
         grid = producerGrid(producer.shape,
                             candidates[edge.producer][rows[i]],
                             model.getMachine().devicesPerNode);
-      row[missing[j]] = model.transferCost(*grid, columns[j]).ms;
+      row[missing[j]] = model.transferCost(*grid, column(j)).ms;
     }
     if (progress)
       progress(filled += missing.size(), total);
@@ -258,10 +273,24 @@ void CostTables::fill(std::vector<EdgeBlock> &blocks) {
     total += missingEntries(tables[id], rowsCols.first, rowsCols.second);
   if (progress)
     progress(0, total);
-  for (auto &[id, rowsCols] : wanted)
-    fillTable(tables[id], {rowsCols.first.begin(), rowsCols.first.end()},
-              {rowsCols.second.begin(), rowsCols.second.end()}, filled,
-              total);
+  for (auto &[id, rowsCols] : wanted) {
+    Table &t = tables[id];
+    std::vector<int> rows(rowsCols.first.begin(), rowsCols.first.end()),
+        cols(rowsCols.second.begin(), rowsCols.second.end());
+    // Where either side has configurations outside the blocks, the
+    // search asks for this table's bounds next: compute the consumer's
+    // boxes once for both.
+    const LayerEdge &edge = edges[t.edge];
+    if (!t.boundsReady &&
+        (rows.size() < candidates[edge.producer].size() ||
+         cols.size() < candidates[edge.consumer].size())) {
+      std::vector<ConsumerTiles> all = allColumns(t);
+      prepareBounds(t, all);
+      fillTable(t, rows, cols, filled, total, &all);
+    } else {
+      fillTable(t, rows, cols, filled, total);
+    }
+  }
   for (EdgeBlock &b : blocks) {
     const Table &t = tables[tableOf[b.edge]];
     b.costs.clear();
@@ -388,11 +417,14 @@ readPrefix(const std::vector<int64_t> &shape,
 }
 
 void CostTables::prepareBounds(Table &t) {
-  if (t.boundsReady)
-    return;
+  if (!t.boundsReady)
+    prepareBounds(t, allColumns(t));
+}
+
+void CostTables::prepareBounds(Table &t,
+                               const std::vector<ConsumerTiles> &colTiles) {
   const LayerEdge &edge = edges[t.edge];
   const Layer &producer = graph.layers[edge.producer];
-  const Layer &consumer = graph.layers[edge.consumer];
   const std::vector<ParallelConfig> &rows = candidates[edge.producer];
   const std::vector<ParallelConfig> &cols = candidates[edge.consumer];
   const std::vector<int> &rowGroup = groupOf[edge.producer];
@@ -405,11 +437,9 @@ void CostTables::prepareBounds(Table &t) {
   // What the position-free bound needs of every consumer configuration,
   // and per consumer group what every member reads and the least of its
   // members' largest boxes.
-  std::vector<ConsumerTiles> colTiles(cols.size());
   std::vector<ConsumerExtents> colExtents(cols.size());
   std::vector<std::vector<double>> colVolumes(cols.size());
   parallelFor(cols.size(), [&](size_t c) {
-    colTiles[c] = consumerTiles(consumer, edge.operand, cols[c]);
     for (const TileBox &box : colTiles[c].boxes)
       colVolumes[c].push_back(kBytesPerElement * double(box.volume()));
     colExtents[c] = consumerExtents(colTiles[c].boxes);

@@ -115,11 +115,16 @@ private:
   void assignTables();
   /// Computes the entries of table `t` in rows x cols not yet computed;
   /// `filled` counts them for the progress line.
+  /// `all`, where given, holds the consumer's boxes for every candidate.
   void fillTable(Table &t, const std::vector<int> &rows,
                  const std::vector<int> &cols, std::atomic<int64_t> &filled,
-                 int64_t total);
+                 int64_t total,
+                 const std::vector<ConsumerTiles> *all = nullptr);
+  /// The consumer's boxes for every candidate of `t`'s edge, on every core.
+  std::vector<ConsumerTiles> allColumns(const Table &t) const;
   /// Computes every bound of `t`, on every core.
   void prepareBounds(Table &t);
+  void prepareBounds(Table &t, const std::vector<ConsumerTiles> &colTiles);
   double nodeMemory(int l, int c) const;
   double edgeMemory(int e, const ProducerGrid &producer,
                     const ConsumerTiles &tiles) const;
