@@ -60,6 +60,9 @@ private:
   std::vector<ReducedNode> reducedNodes();
   SearchGraph reducedGraph(const std::vector<ReducedNode> &nodes);
   double standInsBound(int edge, int fromGroup, int toGroup);
+  /// Whether elimination of the reduced graph would not be exact, from
+  /// its structure and sizes alone.
+  bool tooWide(const std::vector<ReducedNode> &nodes) const;
 
   GroupedCosts &costs;
   const SearchOptions &options;
@@ -142,8 +145,43 @@ SearchGraph GroupedSearch::reducedGraph(const std::vector<ReducedNode> &nodes) {
   return graph;
 }
 
+bool GroupedSearch::tooWide(const std::vector<ReducedNode> &nodes) const {
+  // Elimination's structure does not depend on the costs: first with one
+  // configuration a node, which says whether node, edge and leaf
+  // elimination leave more than one node; only then with the reduced
+  // graph's sizes, on zero costs.
+  for (bool sized : {false, true}) {
+    SearchGraph zero;
+    for (int n = 0; n < costs.numNodes(); ++n)
+      zero.addNode(std::vector<double>(sized ? nodes[n].size() : 1, 0.0));
+    for (int e = 0; e < costs.numEdges(); ++e) {
+      auto [from, to] = costs.edgeEnds(e);
+      zero.addEdge(from, to,
+                   std::vector<double>(zero.numConfigs(from) *
+                                           size_t(zero.numConfigs(to)),
+                                       0.0));
+    }
+    SearchOptions check = options;
+    check.exactOnly = true;
+    SearchResult r = searchOptimal(zero, check);
+    if (!sized && r.stats.remainingNodes <= 1)
+      return false;
+    if (sized)
+      return !r.stats.exact;
+  }
+  return false;
+}
+
 SearchResult GroupedSearch::run() {
   SearchResult result;
+  // A graph too wide for exact elimination even with stand-ins (DenseNet)
+  // would only learn so after filling the first round's tables and
+  // bounds: every group joins at once.
+  std::vector<ReducedNode> first = reducedNodes();
+  if (tooWide(first))
+    for (int n = 0; n < costs.numNodes(); ++n)
+      joined[n].insert(joined[n].end(), first[n].standIns.begin(),
+                       first[n].standIns.end());
   for (int rounds = 1;; ++rounds) {
     std::vector<ReducedNode> nodes = reducedNodes();
     if (options.onRound) {

@@ -70,7 +70,8 @@ private:
   /// The factor over the touching factors' other nodes: the least sum over
   /// x's configurations, and (when asked) which one.
   Factor minimizeOut(const std::vector<const Factor *> &touching, int x,
-                     std::vector<int> *argmin) const;
+                     std::vector<int> *argmin,
+                     std::vector<double> *leastPerX = nullptr) const;
   bool variableElimination(std::vector<Factor> factors,
                            std::vector<int> &remaining);
   void approximate(std::vector<Factor> factors, const std::vector<int> &order,
@@ -174,8 +175,12 @@ void Eliminator::eliminateLeaf(int j) {
 /// AddressSanitizer, whose runtime is not up when load-time resolvers run).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
     !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
+#define HD_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define HD_VECTOR_CLONES
 #endif
+
+HD_VECTOR_CLONES
 static void minPlusRows(int rowBegin, int rowEnd, int cj, int ck,
                         const double *__restrict in,
                         const double *__restrict self,
@@ -325,6 +330,39 @@ Eliminator::eliminationOrder(const std::vector<Factor> &factors,
   return {order, largest};
 }
 
+/// The inner loops of minimizeOut, over one entry's configurations of x.
+HD_VECTOR_CLONES
+static void addTo(double *__restrict sum, const double *__restrict add,
+                  int n) {
+  for (int c = 0; c < n; ++c)
+    sum[c] += add[c];
+}
+
+HD_VECTOR_CLONES
+static double leastOf(const double *__restrict v, int n) {
+  // Eight running minima, so that the loop runs in vector lanes without
+  // reassociation flags; min is exact, so the result does not depend on
+  // the order.
+  double lane[8] = {kInf, kInf, kInf, kInf, kInf, kInf, kInf, kInf};
+  int c = 0;
+  for (; c + 8 <= n; c += 8)
+    for (int i = 0; i < 8; ++i)
+      lane[i] = v[c + i] < lane[i] ? v[c + i] : lane[i];
+  double least = kInf;
+  for (; c < n; ++c)
+    least = v[c] < least ? v[c] : least;
+  for (double l : lane)
+    least = l < least ? l : least;
+  return least;
+}
+
+HD_VECTOR_CLONES
+static void lowerTo(double *__restrict least, const double *__restrict v,
+                    int n) {
+  for (int c = 0; c < n; ++c)
+    least[c] = std::min(least[c], v[c]);
+}
+
 /// `f` with node x moved to its last place: the configurations of x a
 /// minimization adds up then lie side by side, not a stride apart.
 static Factor withLast(const Factor &f, int x) {
@@ -349,7 +387,8 @@ static Factor withLast(const Factor &f, int x) {
 }
 
 Factor Eliminator::minimizeOut(const std::vector<const Factor *> &given,
-                               int x, std::vector<int> *argmin) const {
+                               int x, std::vector<int> *argmin,
+                               std::vector<double> *leastPerX) const {
   std::vector<Factor> moved;
   moved.reserve(given.size());
   std::vector<const Factor *> touching;
@@ -390,7 +429,14 @@ Factor Eliminator::minimizeOut(const std::vector<const Factor *> &given,
   }
   int cx = configs(x);
   // Output entries [begin, end): the odometer starts at `begin`'s digits.
-  auto minimizeRange = [&](int64_t begin, int64_t end) {
+  // Part p also keeps, per configuration of x, the least sum it saw.
+  unsigned threads = size * cx * int64_t(t) < (1 << 22)
+                         ? 1
+                         : std::max(1u, std::thread::hardware_concurrency());
+  threads = unsigned(std::min<int64_t>(threads, size));
+  std::vector<std::vector<double>> least(leastPerX ? threads : 0,
+                                         std::vector<double>(cx, kInf));
+  auto minimizeRange = [&](unsigned part, int64_t begin, int64_t end) {
     std::vector<double> sum(cx);
     std::vector<int> assign(m, 0);
     std::vector<int64_t> at(t, 0);
@@ -402,15 +448,16 @@ Factor Eliminator::minimizeOut(const std::vector<const Factor *> &given,
     }
     for (int64_t index = begin; index < end; ++index) {
       std::copy_n(touching[0]->table.data() + at[0], cx, sum.begin());
-      for (size_t f = 1; f < t; ++f) {
-        const double *table = touching[f]->table.data() + at[f];
-        for (int c = 0; c < cx; ++c)
-          sum[c] += table[c];
+      for (size_t f = 1; f < t; ++f)
+        addTo(sum.data(), touching[f]->table.data() + at[f], cx);
+      double best = leastOf(sum.data(), cx);
+      out.table[index] = best;
+      if (leastPerX)
+        lowerTo(least[part].data(), sum.data(), cx);
+      if (argmin) { // the first configuration that attains it
+        auto at = std::find(sum.begin(), sum.end(), best);
+        (*argmin)[index] = at == sum.end() ? 0 : int(at - sum.begin());
       }
-      int best = int(std::min_element(sum.begin(), sum.end()) - sum.begin());
-      out.table[index] = sum[best];
-      if (argmin)
-        (*argmin)[index] = best;
       // Advance the odometer (last node fastest) and every factor's index.
       for (size_t k = m; k-- > 0;) {
         if (++assign[k] < out.dims[k]) {
@@ -426,17 +473,19 @@ Factor Eliminator::minimizeOut(const std::vector<const Factor *> &given,
   };
   // Split the entries over the cores when there is much to sum (the
   // mini-bucket bound of a graph like DenseNet's builds many 2^18 tables).
-  unsigned threads = size * cx * int64_t(t) < (1 << 22)
-                         ? 1
-                         : std::max(1u, std::thread::hardware_concurrency());
-  threads = unsigned(std::min<int64_t>(threads, size));
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < threads; ++i)
-    pool.emplace_back(minimizeRange, size * i / threads,
+    pool.emplace_back(minimizeRange, i, size * i / threads,
                       size * (i + 1) / threads);
-  minimizeRange(0, size / threads);
+  minimizeRange(0, 0, size / threads);
   for (std::thread &th : pool)
     th.join();
+  if (leastPerX) {
+    leastPerX->assign(cx, kInf);
+    for (const std::vector<double> &l : least)
+      for (int c = 0; c < cx; ++c)
+        (*leastPerX)[c] = std::min((*leastPerX)[c], l[c]);
+  }
   return out;
 }
 
@@ -533,8 +582,30 @@ void Eliminator::approximate(std::vector<Factor> factors,
       groups[g].push_back(&f);
       groupScopes[g].insert(f.vars.begin(), f.vars.end());
     }
-    for (const std::vector<const Factor *> &group : groups)
-      others.push_back(minimizeOut(group, x, nullptr));
+    if (groups.size() > 1) {
+      // Moment matching: each group's least sum for each configuration of
+      // x moves to their mean, by a unary factor on x whose shifts add up
+      // to 0. The groups' total is unchanged, so the bound stays a bound,
+      // and the groups then agree better on x.
+      std::vector<std::vector<double>> least(groups.size());
+      for (size_t g = 0; g < groups.size(); ++g)
+        minimizeOut(groups[g], x, nullptr, &least[g]);
+      std::vector<double> mean(configs(x), 0.0);
+      for (const std::vector<double> &l : least)
+        for (int c = 0; c < configs(x); ++c)
+          mean[c] += l[c] / double(groups.size());
+      std::vector<Factor> shifts(groups.size());
+      for (size_t g = 0; g < groups.size(); ++g) {
+        shifts[g] = {{x}, {configs(x)}, mean};
+        for (int c = 0; c < configs(x); ++c)
+          shifts[g].table[c] -= least[g][c];
+        groups[g].push_back(&shifts[g]);
+      }
+      for (const std::vector<const Factor *> &group : groups)
+        others.push_back(minimizeOut(group, x, nullptr));
+    } else {
+      others.push_back(minimizeOut(groups[0], x, nullptr));
+    }
     factors = std::move(others);
   }
   double bound = reducedCost;
