@@ -394,8 +394,10 @@ CostModel::transferCost(const Layer &producer,
                         const ParallelConfig &producerConfig,
                         const Layer &consumer, unsigned operand,
                         const ParallelConfig &consumerConfig) const {
-  return transferCost(producerGrid(producer.shape, producerConfig),
-                      consumerTiles(consumer, operand, consumerConfig));
+  return transferCost(
+      producerGrid(producer.shape, producerConfig, machine.devicesPerNode),
+      consumerTiles(consumer, operand, consumerConfig,
+                    machine.devicesPerNode));
 }
 
 int64_t CostModel::taskMemoryBytes(const Layer &layer,

@@ -132,49 +132,51 @@ void forEachSubBox(const std::vector<int64_t> &degrees, int64_t lo, int64_t hi,
 
 /// The sub-boxes of a grid (coordinate ranges, degrees.size() each) that
 /// each node's tasks form (consecutive runs of `perNode` in row-major
-/// order): node n's are [offset[n], offset[n + 1]).
-void nodeSubBoxes(const std::vector<int64_t> &degrees, int64_t perNode,
-                  std::vector<int64_t> &offset, std::vector<Range> &boxes) {
+/// order): node n's are [offset[n], offset[n + 1]); at most `slots` a
+/// node, over `devices` (whole nodes).
+struct NodeSubBoxes {
+  std::vector<int64_t> offset{0};
+  std::vector<Range> boxes;
+  int64_t slots = 0, devices = 0;
+};
+NodeSubBoxes nodeSubBoxes(const std::vector<int64_t> &degrees,
+                          int64_t perNode) {
   int64_t tasks = 1;
   for (int64_t d : degrees)
     tasks *= d;
   size_t rank = degrees.size();
-  offset.assign(1, 0);
-  boxes.clear();
+  NodeSubBoxes n;
   for (int64_t first = 0; first < tasks; first += perNode) {
     forEachSubBox(degrees, first, std::min(tasks, first + perNode),
                   [&](const Range *box) {
-                    boxes.insert(boxes.end(), box, box + rank);
+                    n.boxes.insert(n.boxes.end(), box, box + rank);
                   });
-    offset.push_back(boxes.size() / rank);
+    n.offset.push_back(n.boxes.size() / rank);
+    n.slots = std::max(n.slots, n.offset.back() - n.offset.end()[-2]);
+    n.devices += perNode;
   }
+  return n;
 }
 
 /// The element boxes that each node's producer tasks hold together,
 /// expanded per device as ProducerGrid's nodeBoxLo/nodeBoxHi.
-void nodeBoxesOf(const ProducerGrid &grid, int64_t perNode, int64_t &slots,
-                 int64_t &devices, std::vector<double> &lo,
-                 std::vector<double> &hi) {
-  std::vector<int64_t> offset;
-  std::vector<Range> boxes;
-  nodeSubBoxes(grid.config.degrees, perNode, offset, boxes);
+void nodeBoxesOf(ProducerGrid &grid, int64_t perNode) {
+  NodeSubBoxes sub = nodeSubBoxes(grid.config.degrees, perNode);
   size_t rank = grid.shape.size();
-  int64_t nodes = int64_t(offset.size()) - 1;
-  slots = 0;
-  for (int64_t n = 0; n < nodes; ++n)
-    slots = std::max(slots, offset[n + 1] - offset[n]);
-  devices = nodes * perNode;
-  lo.assign(slots * rank * devices, 0.0);
-  hi.assign(slots * rank * devices, 0.0);
-  for (int64_t n = 0; n < nodes; ++n)
-    for (int64_t k = 0; k < offset[n + 1] - offset[n]; ++k)
+  int64_t devices = sub.devices;
+  grid.nodeSize = perNode;
+  grid.nodeBoxes = sub.slots;
+  grid.nodeDevices = devices;
+  grid.nodeBoxLo.assign(sub.slots * rank * devices, 0.0);
+  grid.nodeBoxHi.assign(sub.slots * rank * devices, 0.0);
+  for (size_t n = 0; n + 1 < sub.offset.size(); ++n)
+    for (int64_t k = 0; k < sub.offset[n + 1] - sub.offset[n]; ++k)
       for (size_t d = 0; d < rank; ++d) {
-        const Range &r = boxes[(offset[n] + k) * rank + d];
+        const Range &r = sub.boxes[(sub.offset[n] + k) * rank + d];
         const Range *parts = &grid.parts[grid.partOffset[d]];
-        double *l = &lo[(k * rank + d) * devices + n * perNode];
-        double *h = &hi[(k * rank + d) * devices + n * perNode];
-        std::fill(l, l + perNode, double(parts[r.lo].lo));
-        std::fill(h, h + perNode, double(parts[r.hi - 1].hi));
+        size_t at = (k * rank + d) * devices + n * perNode;
+        std::fill_n(&grid.nodeBoxLo[at], perNode, double(parts[r.lo].lo));
+        std::fill_n(&grid.nodeBoxHi[at], perNode, double(parts[r.hi - 1].hi));
       }
 }
 
@@ -227,12 +229,13 @@ static void tableProducts(size_t rank, int64_t n, int64_t stride,
   }
 }
 
-/// One side of a transfer, per node of `perNode` tasks, from each task's
-/// total volume and what stays on its device: what the node's tasks move
-/// (`moved`) and, when `local` is given, how much of it within the node
-/// (`moved - local`'s part that is not the task's own, in `intra` per task).
-/// `msgs` holds the messages of each task with the one to itself; it
-/// becomes each task's remote messages, 0 where it moves nothing.
+/// One side of a transfer, per task and per node of `perNode` tasks: what
+/// a task moves is its total less what stays on its device (`moved`); with
+/// `local`, what its node holds of its total, the part of that which is
+/// not its own (`intra`); `msgs` holds its messages counting the one to
+/// itself and becomes its remote messages, 0 where it moves nothing. The
+/// node sums and maxima go to the node arrays; the maxima over all tasks
+/// are returned.
 struct SideTotals {
   double maxIntra = 0, maxMsgs = 0, maxMoved = 0;
 };
@@ -342,8 +345,8 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
     std::vector<int64_t> rangeOffset;
     std::vector<double> partReads, partReaders, rangeParts, self, local,
         volume, all, msgsIn, msgsOut, in, out, intraIn, intraOut, nodeIn,
-        nodeIntraIn, nodeMostIn, nodeOut, nodeIntraOut, nodeMostOut, rowSum,
-        boxLo, boxHi;
+        nodeIntraIn, nodeMostIn, nodeOut, nodeIntraOut, nodeMostOut, rowSum;
+    ProducerGrid nodeGrid;
   };
   thread_local Scratch sc;
   sc.partReads.assign(partOffset[rank], 0);
@@ -373,13 +376,16 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
         tiles.coordOf.end())
       repeat *= double(cd[j]);
 
-  int64_t boxSlots = grid.nodeBoxes, boxDevices = grid.nodeDevices;
-  const double *boxLo = grid.nodeBoxLo.data(), *boxHi = grid.nodeBoxHi.data();
+  // The node boxes, from the grid where it has them for this node size.
+  const ProducerGrid *withBoxes = &grid;
   if (grid.nodeSize != perNode) {
-    nodeBoxesOf(grid, perNode, boxSlots, boxDevices, sc.boxLo, sc.boxHi);
-    boxLo = sc.boxLo.data();
-    boxHi = sc.boxHi.data();
+    sc.nodeGrid = grid;
+    nodeBoxesOf(sc.nodeGrid, perNode);
+    withBoxes = &sc.nodeGrid;
   }
+  int64_t boxSlots = withBoxes->nodeBoxes, boxDevices = withBoxes->nodeDevices;
+  const double *boxLo = withBoxes->nodeBoxLo.data(),
+               *boxHi = withBoxes->nodeBoxHi.data();
 
   // What each device keeps: its producer tile's part of its consumer box;
   // what each consumer task's node's producers hold of its box.
@@ -574,11 +580,8 @@ ProducerGrid producerGrid(const std::vector<int64_t> &shape,
       grid.tileLo[d * P + p] = double(part.lo);
       grid.tileHi[d * P + p] = double(part.hi);
     }
-  if (devicesPerNode > 0) {
-    grid.nodeSize = devicesPerNode;
-    nodeBoxesOf(grid, devicesPerNode, grid.nodeBoxes, grid.nodeDevices,
-                grid.nodeBoxLo, grid.nodeBoxHi);
-  }
+  if (devicesPerNode > 0)
+    nodeBoxesOf(grid, devicesPerNode);
   return grid;
 }
 
@@ -591,22 +594,17 @@ static void consumerNodeBoxes(ConsumerTiles &tiles, int64_t perNode) {
       if (tiles.ranges[d][v].empty() ||
           (v > 0 && tiles.ranges[d][v].lo != tiles.ranges[d][v - 1].hi))
         return; // a halo, a gap or an empty range
-  std::vector<int64_t> offset;
-  std::vector<Range> boxes;
-  nodeSubBoxes(tiles.degrees, perNode, offset, boxes);
-  int64_t nodes = int64_t(offset.size()) - 1, slots = 0;
-  for (int64_t n = 0; n < nodes; ++n)
-    slots = std::max(slots, offset[n + 1] - offset[n]);
-  int64_t devices = nodes * perNode;
+  NodeSubBoxes sub = nodeSubBoxes(tiles.degrees, perNode);
+  int64_t devices = sub.devices;
   tiles.nodeSize = perNode;
-  tiles.nodeBoxes = slots;
+  tiles.nodeBoxes = sub.slots;
   tiles.nodeDevices = devices;
-  tiles.nodeBoxLo.assign(slots * rank * devices, 0.0);
-  tiles.nodeBoxHi.assign(slots * rank * devices, 0.0);
-  tiles.nodeBoxReads.assign(slots * devices, 0.0);
-  for (int64_t n = 0; n < nodes; ++n)
-    for (int64_t k = 0; k < offset[n + 1] - offset[n]; ++k) {
-      const Range *box = &boxes[(offset[n] + k) * crank];
+  tiles.nodeBoxLo.assign(sub.slots * rank * devices, 0.0);
+  tiles.nodeBoxHi.assign(sub.slots * rank * devices, 0.0);
+  tiles.nodeBoxReads.assign(sub.slots * devices, 0.0);
+  for (size_t n = 0; n + 1 < sub.offset.size(); ++n)
+    for (int64_t k = 0; k < sub.offset[n + 1] - sub.offset[n]; ++k) {
+      const Range *box = &sub.boxes[(sub.offset[n] + k) * crank];
       double reads = 1;
       for (size_t j = 0; j < crank; ++j)
         if (std::find(tiles.coordOf.begin(), tiles.coordOf.end(), int(j)) ==
@@ -618,10 +616,9 @@ static void consumerNodeBoxes(ConsumerTiles &tiles, int64_t perNode) {
         int j = tiles.coordOf[d];
         const std::vector<Range> &r = tiles.ranges[d];
         Range hull = j < 0 ? r[0] : Range{r[box[j].lo].lo, r[box[j].hi - 1].hi};
-        std::fill_n(&tiles.nodeBoxLo[(k * rank + d) * devices + n * perNode],
-                    perNode, double(hull.lo));
-        std::fill_n(&tiles.nodeBoxHi[(k * rank + d) * devices + n * perNode],
-                    perNode, double(hull.hi));
+        size_t at = (k * rank + d) * devices + n * perNode;
+        std::fill_n(&tiles.nodeBoxLo[at], perNode, double(hull.lo));
+        std::fill_n(&tiles.nodeBoxHi[at], perNode, double(hull.hi));
       }
     }
 }
