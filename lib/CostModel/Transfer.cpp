@@ -158,26 +158,31 @@ NodeSubBoxes nodeSubBoxes(const std::vector<int64_t> &degrees,
   return n;
 }
 
-/// The element boxes that each node's producer tasks hold together,
-/// expanded per device as ProducerGrid's nodeBoxLo/nodeBoxHi.
-void nodeBoxesOf(ProducerGrid &grid, int64_t perNode) {
+/// Empty NodeBoxes for `sub`'s layout: dim d of box k of node n is
+/// [(k * rank + d) * devices + n * perNode, ...+ perNode).
+NodeBoxes emptyNodeBoxes(const NodeSubBoxes &sub, size_t rank,
+                         int64_t perNode) {
+  NodeBoxes b{perNode, sub.slots, sub.devices, {}, {}};
+  b.lo.assign(sub.slots * rank * sub.devices, 0.0);
+  b.hi.assign(sub.slots * rank * sub.devices, 0.0);
+  return b;
+}
+
+/// The element boxes that each node's producer tasks hold together.
+NodeBoxes producerNodeBoxes(const ProducerGrid &grid, int64_t perNode) {
   NodeSubBoxes sub = nodeSubBoxes(grid.config.degrees, perNode);
   size_t rank = grid.shape.size();
-  int64_t devices = sub.devices;
-  grid.nodeSize = perNode;
-  grid.nodeBoxes = sub.slots;
-  grid.nodeDevices = devices;
-  grid.nodeBoxLo.assign(sub.slots * rank * devices, 0.0);
-  grid.nodeBoxHi.assign(sub.slots * rank * devices, 0.0);
+  NodeBoxes b = emptyNodeBoxes(sub, rank, perNode);
   for (size_t n = 0; n + 1 < sub.offset.size(); ++n)
     for (int64_t k = 0; k < sub.offset[n + 1] - sub.offset[n]; ++k)
       for (size_t d = 0; d < rank; ++d) {
         const Range &r = sub.boxes[(sub.offset[n] + k) * rank + d];
         const Range *parts = &grid.parts[grid.partOffset[d]];
-        size_t at = (k * rank + d) * devices + n * perNode;
-        std::fill_n(&grid.nodeBoxLo[at], perNode, double(parts[r.lo].lo));
-        std::fill_n(&grid.nodeBoxHi[at], perNode, double(parts[r.hi - 1].hi));
+        size_t at = (k * rank + d) * b.devices + n * perNode;
+        std::fill_n(&b.lo[at], perNode, double(parts[r.lo].lo));
+        std::fill_n(&b.hi[at], perNode, double(parts[r.hi - 1].hi));
       }
+  return b;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
@@ -346,7 +351,7 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
     std::vector<double> partReads, partReaders, rangeParts, self, local,
         volume, all, msgsIn, msgsOut, in, out, intraIn, intraOut, nodeIn,
         nodeIntraIn, nodeMostIn, nodeOut, nodeIntraOut, nodeMostOut, rowSum;
-    ProducerGrid nodeGrid;
+    NodeBoxes nodeBoxes;
   };
   thread_local Scratch sc;
   sc.partReads.assign(partOffset[rank], 0);
@@ -377,15 +382,13 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
       repeat *= double(cd[j]);
 
   // The node boxes, from the grid where it has them for this node size.
-  const ProducerGrid *withBoxes = &grid;
-  if (grid.nodeSize != perNode) {
-    sc.nodeGrid = grid;
-    nodeBoxesOf(sc.nodeGrid, perNode);
-    withBoxes = &sc.nodeGrid;
+  const NodeBoxes *nodeBoxes = &grid.nodeBoxes;
+  if (grid.nodeBoxes.nodeSize != perNode) {
+    sc.nodeBoxes = producerNodeBoxes(grid, perNode);
+    nodeBoxes = &sc.nodeBoxes;
   }
-  int64_t boxSlots = withBoxes->nodeBoxes, boxDevices = withBoxes->nodeDevices;
-  const double *boxLo = withBoxes->nodeBoxLo.data(),
-               *boxHi = withBoxes->nodeBoxHi.data();
+  int64_t boxSlots = nodeBoxes->slots, boxDevices = nodeBoxes->devices;
+  const double *boxLo = nodeBoxes->lo.data(), *boxHi = nodeBoxes->hi.data();
 
   // What each device keeps: its producer tile's part of its consumer box;
   // what each consumer task's node's producers hold of its box.
@@ -439,19 +442,20 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
   peaks.elements = int64_t(elements) * slabs;
   peaks.maxMessages = int64_t(std::max(in.maxMsgs, out.maxMsgs));
   bool pairLinksMatter = m.intraNodeGbps < m.deviceGbps;
-  bool merged = !pairLinksMatter && tiles.nodeSize == perNode;
+  const NodeBoxes &consumerBoxes = tiles.nodeBoxes;
+  bool merged = !pairLinksMatter && consumerBoxes.nodeSize == perNode;
   if (merged) {
     // Without halos, what a producer task holds of its node's consumer
     // boxes is its tile's overlap with the few merged boxes they form.
+    int64_t devices = consumerBoxes.devices;
     sc.rowSum.assign(P, 0.0);
-    for (int64_t k = 0; k < tiles.nodeBoxes; ++k)
-      addOverlapVolumes(rank, std::min(P, tiles.nodeDevices),
-                        tiles.nodeBoxLo.data() + k * rank * tiles.nodeDevices,
-                        tiles.nodeBoxHi.data() + k * rank * tiles.nodeDevices,
-                        tiles.nodeDevices, grid.tileLo.data(),
-                        grid.tileHi.data(), pStride, sc.volume.data(),
-                        sc.rowSum.data(),
-                        tiles.nodeBoxReads.data() + k * tiles.nodeDevices);
+    for (int64_t k = 0; k < consumerBoxes.slots; ++k)
+      addOverlapVolumes(rank, std::min(P, devices),
+                        consumerBoxes.lo.data() + k * rank * devices,
+                        consumerBoxes.hi.data() + k * rank * devices, devices,
+                        grid.tileLo.data(), grid.tileHi.data(), pStride,
+                        sc.volume.data(), sc.rowSum.data(),
+                        tiles.nodeBoxReads.data() + k * devices);
     for (int64_t p = 0; p < P; ++p) {
       sc.intraOut[p] = sc.out[p] > 0 ? sc.rowSum[p] - sc.self[p] : 0.0;
       maxPort = std::max(maxPort, sc.intraOut[p]);
@@ -581,11 +585,11 @@ ProducerGrid producerGrid(const std::vector<int64_t> &shape,
       grid.tileHi[d * P + p] = double(part.hi);
     }
   if (devicesPerNode > 0)
-    nodeBoxesOf(grid, devicesPerNode);
+    grid.nodeBoxes = producerNodeBoxes(grid, devicesPerNode);
   return grid;
 }
 
-/// The consumer's node boxes (ConsumerTiles::nodeBoxLo), where each dim's
+/// The consumer's node boxes (ConsumerTiles::nodeBoxes), where each dim's
 /// ranges lie side by side.
 static void consumerNodeBoxes(ConsumerTiles &tiles, int64_t perNode) {
   size_t rank = tiles.ranges.size(), crank = tiles.degrees.size();
@@ -596,11 +600,7 @@ static void consumerNodeBoxes(ConsumerTiles &tiles, int64_t perNode) {
         return; // a halo, a gap or an empty range
   NodeSubBoxes sub = nodeSubBoxes(tiles.degrees, perNode);
   int64_t devices = sub.devices;
-  tiles.nodeSize = perNode;
-  tiles.nodeBoxes = sub.slots;
-  tiles.nodeDevices = devices;
-  tiles.nodeBoxLo.assign(sub.slots * rank * devices, 0.0);
-  tiles.nodeBoxHi.assign(sub.slots * rank * devices, 0.0);
+  NodeBoxes &b = tiles.nodeBoxes = emptyNodeBoxes(sub, rank, perNode);
   tiles.nodeBoxReads.assign(sub.slots * devices, 0.0);
   for (size_t n = 0; n + 1 < sub.offset.size(); ++n)
     for (int64_t k = 0; k < sub.offset[n + 1] - sub.offset[n]; ++k) {
@@ -617,8 +617,8 @@ static void consumerNodeBoxes(ConsumerTiles &tiles, int64_t perNode) {
         const std::vector<Range> &r = tiles.ranges[d];
         Range hull = j < 0 ? r[0] : Range{r[box[j].lo].lo, r[box[j].hi - 1].hi};
         size_t at = (k * rank + d) * devices + n * perNode;
-        std::fill_n(&tiles.nodeBoxLo[at], perNode, double(hull.lo));
-        std::fill_n(&tiles.nodeBoxHi[at], perNode, double(hull.hi));
+        std::fill_n(&b.lo[at], perNode, double(hull.lo));
+        std::fill_n(&b.hi[at], perNode, double(hull.hi));
       }
     }
 }

@@ -39,6 +39,16 @@ struct Flow {
   int64_t elements;
 };
 
+/// Boxes of each node's tasks, for nodes of `nodeSize` devices (0: not
+/// computed), laid out per device for the vector passes: box k of device
+/// t's node, dim d, at [(k * rank + d) * devices + t], for the `devices`
+/// of the nodes that hold tasks; an empty box where a node has fewer than
+/// `slots`.
+struct NodeBoxes {
+  int64_t nodeSize = 0, slots = 0, devices = 0;
+  std::vector<double> lo, hi;
+};
+
 /// The input boxes that every task of a consumer reads from one operand.
 struct ConsumerTiles {
   std::vector<int64_t> degrees;  // the consumer's configuration
@@ -59,13 +69,12 @@ struct ConsumerTiles {
   std::vector<double> volumes;
   std::vector<double> boxLo, boxHi;
   /// Separable form without halos (each dim's ranges side by side, as a
-  /// block partition's), for nodes of `nodeSize` devices (0: not computed):
-  /// the boxes of each node's consumer tasks, as sub-boxes of the grid,
-  /// merged into one box each with how many times it is read (the
-  /// coordinates no dim follows), expanded per device as ProducerGrid's
-  /// node boxes, the multiplicity at [k * nodeDevices + t].
-  int64_t nodeSize = 0, nodeBoxes = 0, nodeDevices = 0;
-  std::vector<double> nodeBoxLo, nodeBoxHi, nodeBoxReads;
+  /// block partition's): the boxes of each node's consumer tasks, as
+  /// sub-boxes of the grid, merged into one box each, and how many times
+  /// each is read (the coordinates no dim follows) at
+  /// [k * nodeBoxes.devices + t].
+  NodeBoxes nodeBoxes;
+  std::vector<double> nodeBoxReads;
 };
 
 /// With `devicesPerNode`, the node boxes are computed here, where the boxes
@@ -86,13 +95,8 @@ struct ProducerGrid {
   /// ConsumerTiles).
   std::vector<int64_t> coords;
   std::vector<double> tileLo, tileHi;
-  /// For nodes of `nodeSize` devices (0: not computed), the element boxes
-  /// each node's tasks hold together, expanded per device: box k of device
-  /// t's node, dim d, at [(k * rank + d) * nodeDevices + t], for the
-  /// `nodeDevices` devices of the nodes that hold tasks; an empty box where
-  /// a node has fewer than `nodeBoxes`.
-  int64_t nodeSize = 0, nodeBoxes = 0, nodeDevices = 0;
-  std::vector<double> nodeBoxLo, nodeBoxHi;
+  /// The element boxes each node's tasks hold together.
+  NodeBoxes nodeBoxes;
 };
 
 /// With `devicesPerNode`, the node boxes are computed once here rather
