@@ -242,7 +242,7 @@ static void tableProducts(size_t rank, int64_t n, int64_t stride,
 /// node sums and maxima go to the node arrays; the maxima over all tasks
 /// are returned.
 struct SideTotals {
-  double maxIntra = 0, maxMsgs = 0, maxMoved = 0;
+  double maxIntra = 0, maxMsgs = 0;
 };
 HD_VECTOR_CLONES
 static SideTotals sideLoads(int64_t n, int64_t perNode,
@@ -254,7 +254,7 @@ static SideTotals sideLoads(int64_t n, int64_t perNode,
                             double *__restrict nodeMoved,
                             double *__restrict nodeIntra,
                             double *__restrict nodeMostMoved) {
-  double mostIntra = 0, mostMsgs = 0, mostMoved = 0;
+  double mostIntra = 0, mostMsgs = 0;
   for (int64_t lo = 0, node = 0; lo < n; lo += perNode, ++node) {
     int64_t hi = std::min(n, lo + perNode);
     double all = 0, within = 0, most = 0;
@@ -276,9 +276,8 @@ static SideTotals sideLoads(int64_t n, int64_t perNode,
     nodeMoved[node] = all;
     nodeIntra[node] = within;
     nodeMostMoved[node] = most;
-    mostMoved = std::max(mostMoved, most);
   }
-  return {mostIntra, mostMsgs, mostMoved};
+  return {mostIntra, mostMsgs};
 }
 
 /// The overlaps of a node's producer tasks [0, pn) with its consumer tasks
@@ -460,8 +459,9 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
       sc.intraOut[p] = sc.out[p] > 0 ? sc.rowSum[p] - sc.self[p] : 0.0;
       maxPort = std::max(maxPort, sc.intraOut[p]);
     }
+  } else {
+    sc.rowSum.resize(perNode);
   }
-  sc.rowSum.resize(std::max(perNode, P));
   for (int64_t node = 0; node < nodes && !merged; ++node) {
     int64_t lo = node * perNode;
     int64_t pn = std::max<int64_t>(0, std::min(P, lo + perNode) - lo);

@@ -146,30 +146,25 @@ SearchGraph GroupedSearch::reducedGraph(const std::vector<ReducedNode> &nodes) {
 }
 
 bool GroupedSearch::tooWide(const std::vector<ReducedNode> &nodes) const {
-  // Elimination's structure does not depend on the costs: first with one
-  // configuration a node, which says whether node, edge and leaf
-  // elimination leave more than one node; only then with the reduced
-  // graph's sizes, on zero costs.
-  for (bool sized : {false, true}) {
+  // Elimination's structure does not depend on the costs, so it runs on
+  // zero tables: `sizes(n)` configurations for node n.
+  auto searchZero = [&](auto sizes) {
     SearchGraph zero;
     for (int n = 0; n < costs.numNodes(); ++n)
-      zero.addNode(std::vector<double>(sized ? nodes[n].size() : 1, 0.0));
+      zero.addNode(std::vector<double>(sizes(n), 0.0));
     for (int e = 0; e < costs.numEdges(); ++e) {
       auto [from, to] = costs.edgeEnds(e);
-      zero.addEdge(from, to,
-                   std::vector<double>(zero.numConfigs(from) *
-                                           size_t(zero.numConfigs(to)),
-                                       0.0));
+      zero.addEdge(from, to, std::vector<double>(sizes(from) * sizes(to)));
     }
     SearchOptions check = options;
     check.exactOnly = true;
-    SearchResult r = searchOptimal(zero, check);
-    if (!sized && r.stats.remainingNodes <= 1)
-      return false;
-    if (sized)
-      return !r.stats.exact;
-  }
-  return false;
+    return searchOptimal(zero, check).stats;
+  };
+  // One configuration a node says whether node, edge and leaf elimination
+  // leave more than one node; only then do the sizes matter.
+  if (searchZero([](int) { return size_t(1); }).remainingNodes <= 1)
+    return false;
+  return !searchZero([&](int n) { return size_t(nodes[n].size()); }).exact;
 }
 
 SearchResult GroupedSearch::run() {

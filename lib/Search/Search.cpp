@@ -455,8 +455,8 @@ Factor Eliminator::minimizeOut(const std::vector<const Factor *> &given,
       if (leastPerX)
         lowerTo(least[part].data(), sum.data(), cx);
       if (argmin) { // the first configuration that attains it
-        auto at = std::find(sum.begin(), sum.end(), best);
-        (*argmin)[index] = at == sum.end() ? 0 : int(at - sum.begin());
+        auto first = std::find(sum.begin(), sum.end(), best);
+        (*argmin)[index] = first == sum.end() ? 0 : int(first - sum.begin());
       }
       // Advance the odometer (last node fastest) and every factor's index.
       for (size_t k = m; k-- > 0;) {
@@ -582,11 +582,12 @@ void Eliminator::approximate(std::vector<Factor> factors,
       groups[g].push_back(&f);
       groupScopes[g].insert(f.vars.begin(), f.vars.end());
     }
-    if (groups.size() > 1) {
-      // Moment matching: each group's least sum for each configuration of
-      // x moves to their mean, by a unary factor on x whose shifts add up
-      // to 0. The groups' total is unchanged, so the bound stays a bound,
-      // and the groups then agree better on x.
+    // Moment matching: each group's least sum for each configuration of x
+    // moves to their mean, by a unary factor on x whose shifts add up to
+    // 0. The groups' total is unchanged, so the bound stays a bound, and
+    // the groups then agree better on x. (One group needs no shift.)
+    std::vector<Factor> shifts(groups.size() > 1 ? groups.size() : 0);
+    if (!shifts.empty()) {
       std::vector<std::vector<double>> least(groups.size());
       for (size_t g = 0; g < groups.size(); ++g)
         minimizeOut(groups[g], x, nullptr, &least[g]);
@@ -594,18 +595,15 @@ void Eliminator::approximate(std::vector<Factor> factors,
       for (const std::vector<double> &l : least)
         for (int c = 0; c < configs(x); ++c)
           mean[c] += l[c] / double(groups.size());
-      std::vector<Factor> shifts(groups.size());
       for (size_t g = 0; g < groups.size(); ++g) {
         shifts[g] = {{x}, {configs(x)}, mean};
         for (int c = 0; c < configs(x); ++c)
           shifts[g].table[c] -= least[g][c];
         groups[g].push_back(&shifts[g]);
       }
-      for (const std::vector<const Factor *> &group : groups)
-        others.push_back(minimizeOut(group, x, nullptr));
-    } else {
-      others.push_back(minimizeOut(groups[0], x, nullptr));
     }
+    for (const std::vector<const Factor *> &group : groups)
+      others.push_back(minimizeOut(group, x, nullptr));
     factors = std::move(others);
   }
   double bound = reducedCost;
