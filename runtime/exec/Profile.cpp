@@ -10,6 +10,7 @@
 #include "hdrt/mpi/Exchange.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <thread>
 
@@ -241,20 +242,29 @@ void profileRedistribution(int rank, int ranks, LinkProfile &p) {
     }
     MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   };
-  double linkSeconds = slowestSeconds(2 * copies, [&](int i) {
-    messages(out[i], sends, in[i], receives);  // forward
-    messages(in[i], receives, out[i], sends);  // backward
-  });
-  p.p2pGbps = 2 * 4.0 * double(sent) / linkSeconds / 1e9;
-
   Box tileBox = part(0, rank), inBox = part(1, rank);
   mpi::Side side{&tileBox, &inBox};
   ColdBuffers tiles(copies, size_t(tileBox.volume())),
       inputs(copies, size_t(inBox.volume()));
-  p.exchangeSeconds = slowestSeconds(2 * copies, [&](int i) {
-    mpi::exchangeForward(MPI_COMM_WORLD, plan, side, tiles[i], inputs[i]);
-    mpi::exchangeBackward(MPI_COMM_WORLD, plan, side, tiles[i], inputs[i]);
-  });
+  // The copies are the difference of two timings, so each is the least of
+  // three, taken in turn: one pair on a host busy with other work once
+  // timed the exchange faster than its own messages.
+  double linkSeconds = INFINITY, exchangeSeconds = INFINITY;
+  for (int trial = 0; trial < 3; ++trial) {
+    linkSeconds = std::min(linkSeconds, slowestSeconds(2 * copies, [&](int i) {
+      messages(out[i], sends, in[i], receives);  // forward
+      messages(in[i], receives, out[i], sends);  // backward
+    }));
+    exchangeSeconds =
+        std::min(exchangeSeconds, slowestSeconds(2 * copies, [&](int i) {
+          mpi::exchangeForward(MPI_COMM_WORLD, plan, side, tiles[i],
+                               inputs[i]);
+          mpi::exchangeBackward(MPI_COMM_WORLD, plan, side, tiles[i],
+                                inputs[i]);
+        }));
+  }
+  p.p2pGbps = 2 * 4.0 * double(sent) / linkSeconds / 1e9;
+  p.exchangeSeconds = exchangeSeconds;
   p.messageSeconds = linkSeconds;
   p.exchangeBox = inBox.volume();
   p.exchangeSentBytes = 4.0 * double(sent);
