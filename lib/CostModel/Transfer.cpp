@@ -216,21 +216,28 @@ static void addOverlapVolumes(size_t rank, int64_t n,
     out[t] += volume[t];
 }
 
-/// out[t] = scale * the product over dims d of table[offset[d] + i], where
-/// i = index[d * stride + t], for t in [0, n).
+/// out[t] = scale * the product over dims d of factor[d][coordinate d of
+/// task t], for the first n tasks of a row-major grid of these degrees (n
+/// a multiple of every degree but the first's): their Kronecker product,
+/// built innermost dim first so that each step scales a contiguous block.
 HD_VECTOR_CLONES
-static void tableProducts(size_t rank, int64_t n, int64_t stride,
-                          const int64_t *__restrict index,
-                          const double *__restrict table,
-                          const int64_t *__restrict offset, double scale,
-                          double *__restrict out) {
-  for (int64_t t = 0; t < n; ++t)
-    out[t] = scale;
-  for (size_t d = 0; d < rank; ++d) {
-    const double *__restrict column = table + offset[d];
-    const int64_t *__restrict i = index + d * stride;
-    for (int64_t t = 0; t < n; ++t)
-      out[t] *= column[i[t]];
+static void gridProducts(const std::vector<int64_t> &degrees,
+                         const std::vector<const double *> &factor, int64_t n,
+                         double scale, double *__restrict out) {
+  out[0] = scale;
+  int64_t block = 1;
+  for (size_t d = degrees.size(); d-- > 0;) {
+    int64_t count = d == 0 ? n / block : degrees[d];
+    const double *__restrict f = factor[d];
+    // Copies 1.. from the block, then the block itself becomes copy 0.
+    for (int64_t k = count - 1; k > 0; --k) {
+      double *__restrict to = out + k * block;
+      for (int64_t i = 0; i < block; ++i)
+        to[i] = out[i] * f[k];
+    }
+    for (int64_t i = 0; i < block; ++i)
+      out[i] *= f[0];
+    block *= count;
   }
 }
 
@@ -278,6 +285,24 @@ static SideTotals sideLoads(int64_t n, int64_t perNode,
     nodeMostMoved[node] = most;
   }
   return {mostIntra, mostMsgs};
+}
+
+/// intra[p] = what producer task p sends within its node: what it holds of
+/// its node's consumer boxes (`held`) less what it keeps, where it sends at
+/// all (`moved`); returns the largest.
+HD_VECTOR_CLONES
+static double sendsWithinNode(int64_t n, const double *__restrict moved,
+                              const double *__restrict held,
+                              const double *__restrict self,
+                              double *__restrict intra) {
+  double most = 0;
+#pragma omp simd reduction(max : most)
+  for (int64_t p = 0; p < n; ++p) {
+    double x = moved[p] > 0 ? held[p] - self[p] : 0.0;
+    intra[p] = x;
+    most = std::max(most, x);
+  }
+  return most;
 }
 
 /// The overlaps of a node's producer tasks [0, pn) with its consumer tasks
@@ -347,9 +372,10 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
   // for this node size.
   struct Scratch {
     std::vector<int64_t> rangeOffset;
-    std::vector<double> partReads, partReaders, rangeParts, self, local,
-        volume, all, msgsIn, msgsOut, in, out, intraIn, intraOut, nodeIn,
-        nodeIntraIn, nodeMostIn, nodeOut, nodeIntraOut, nodeMostOut, rowSum;
+    std::vector<double> partReads, partReaders, rangeParts, self, local, volume,
+        all, msgsIn, msgsOut, in, out, intraIn, intraOut, nodeIn, nodeIntraIn,
+        nodeMostIn, nodeOut, nodeIntraOut, nodeMostOut, rowSum, ones;
+    std::vector<const double *> factors;
     NodeBoxes nodeBoxes;
   };
   thread_local Scratch sc;
@@ -358,19 +384,27 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
   sc.rangeOffset.assign(1, 0);
   sc.rangeParts.clear();
   for (size_t d = 0; d < rank; ++d) {
+    // The ranges rise (block parts with halos), so the first part a range
+    // overlaps moves forward from the last one's: no division but where a
+    // range falls back (a layer that reads in reverse).
+    const Range *parts = grid.parts.data() + partOffset[d];
+    int64_t first = 0;
     for (const Range &r : ranges[d]) {
       if (r.empty()) {
         sc.rangeParts.push_back(0);
         continue;
       }
-      int64_t first = blockPartOf(shape[d], pd[d], r.lo);
-      int64_t last = blockPartOf(shape[d], pd[d], r.hi - 1);
-      sc.rangeParts.push_back(double(last - first + 1));
-      for (int64_t i = first; i <= last; ++i) {
+      if (parts[first].lo > r.lo)
+        first = blockPartOf(shape[d], pd[d], r.lo);
+      while (parts[first].hi <= r.lo)
+        ++first;
+      int64_t i = first;
+      for (; i < pd[d] && parts[i].lo < r.hi; ++i) {
         sc.partReads[partOffset[d] + i] +=
-            double(intersect(grid.parts[partOffset[d] + i], r).size());
+            double(intersect(parts[i], r).size());
         ++sc.partReaders[partOffset[d] + i];
       }
+      sc.rangeParts.push_back(double(i - first));
     }
     sc.rangeOffset.push_back(sc.rangeParts.size());
   }
@@ -412,8 +446,24 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
   for (auto *v : {&sc.nodeIn, &sc.nodeIntraIn, &sc.nodeMostIn, &sc.nodeOut,
                   &sc.nodeIntraOut, &sc.nodeMostOut})
     v->assign(nodes, 0.0);
-  tableProducts(rank, Q, qStride, tiles.values.data(), sc.rangeParts.data(),
-                sc.rangeOffset.data(), 1.0, sc.msgsIn.data());
+  // Per consumer grid dim, the range counts of the operand dim that
+  // follows it (ones where none does; constant dims scale).
+  double constant = 1;
+  sc.factors.assign(crank, nullptr);
+  sc.ones.assign(
+      std::accumulate(cd.begin(), cd.end(), int64_t(1),
+                      [](int64_t a, int64_t b) { return std::max(a, b); }),
+      1.0);
+  for (size_t d = 0; d < rank; ++d) {
+    const double *parts = sc.rangeParts.data() + sc.rangeOffset[d];
+    if (tiles.coordOf[d] < 0)
+      constant *= parts[0];
+    else
+      sc.factors[tiles.coordOf[d]] = parts;
+  }
+  for (const double *&f : sc.factors)
+    f = f ? f : sc.ones.data();
+  gridProducts(cd, sc.factors, Q, constant, sc.msgsIn.data());
   SideTotals in = sideLoads(Q, perNode, tiles.volumes.data(), sc.self.data(),
                             sc.local.data(), sc.msgsIn.data(), sc.in.data(),
                             sc.intraIn.data(), sc.nodeIn.data(),
@@ -422,10 +472,13 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
   // sends within itself are what its consumers receive within it.
   for (auto *v : {&sc.all, &sc.msgsOut, &sc.out, &sc.intraOut})
     v->resize(P);
-  tableProducts(rank, P, pStride, grid.coords.data(), sc.partReads.data(),
-                partOffset.data(), repeat, sc.all.data());
-  tableProducts(rank, P, pStride, grid.coords.data(), sc.partReaders.data(),
-                partOffset.data(), repeat, sc.msgsOut.data());
+  sc.factors.resize(rank);
+  for (size_t d = 0; d < rank; ++d)
+    sc.factors[d] = sc.partReads.data() + partOffset[d];
+  gridProducts(pd, sc.factors, P, repeat, sc.all.data());
+  for (size_t d = 0; d < rank; ++d)
+    sc.factors[d] = sc.partReaders.data() + partOffset[d];
+  gridProducts(pd, sc.factors, P, repeat, sc.msgsOut.data());
   SideTotals out = sideLoads(P, perNode, sc.all.data(), sc.self.data(),
                              nullptr, sc.msgsOut.data(), sc.out.data(),
                              sc.intraOut.data(), sc.nodeOut.data(),
@@ -455,10 +508,9 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
                         grid.tileLo.data(), grid.tileHi.data(), pStride,
                         sc.volume.data(), sc.rowSum.data(),
                         tiles.nodeBoxReads.data() + k * devices);
-    for (int64_t p = 0; p < P; ++p) {
-      sc.intraOut[p] = sc.out[p] > 0 ? sc.rowSum[p] - sc.self[p] : 0.0;
-      maxPort = std::max(maxPort, sc.intraOut[p]);
-    }
+    maxPort =
+        std::max(maxPort, sendsWithinNode(P, sc.out.data(), sc.rowSum.data(),
+                                          sc.self.data(), sc.intraOut.data()));
   } else {
     sc.rowSum.resize(perNode);
   }
@@ -476,11 +528,9 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
                               grid.tileHi.data() + lo, pStride,
                               tiles.boxLo.data() + lo, tiles.boxHi.data() + lo,
                               qStride, sc.rowSum.data(), sc.volume.data()));
-    for (int64_t i = 0; i < pn; ++i) {
-      int64_t p = lo + i;
-      sc.intraOut[p] = sc.out[p] > 0 ? sc.rowSum[i] - sc.self[p] : 0.0;
-      maxPort = std::max(maxPort, sc.intraOut[p]);
-    }
+    maxPort = std::max(
+        maxPort, sendsWithinNode(pn, sc.out.data() + lo, sc.rowSum.data(),
+                                 sc.self.data() + lo, sc.intraOut.data() + lo));
   }
   peaks.maxPortBytes = kBytesPerElement * maxPort;
   peaks.maxNicBytes = kBytesPerElement * maxNic;
@@ -694,12 +744,6 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
       tiles.separable = someEmpty;
     }
   if (tiles.separable) {
-    tiles.values.resize(Q * rank);
-    for (int64_t q = 0; q < Q; ++q)
-      for (unsigned d = 0; d < rank; ++d) {
-        int j = tiles.coordOf[d];
-        tiles.values[d * Q + q] = j < 0 ? 0 : coords[q * crank + j];
-      }
     for (const TileBox &box : tiles.boxes)
       tiles.volumes.push_back(double(box.volume()));
     tiles.boxLo.resize(Q * rank);

@@ -75,6 +75,20 @@ Layer concatSecond(std::vector<int64_t> in, int64_t offset, int64_t total) {
   return l;
 }
 
+/// Reads its rows in reverse order: ranges that fall as the coordinate
+/// rises.
+Layer reversedRows(std::vector<int64_t> shape) {
+  Layer l;
+  l.shape = shape;
+  l.inputs = {{0, shape}};
+  l.inputBox = [=](unsigned, const TileBox &t) {
+    TileBox b = t;
+    b[2] = {shape[2] - t[2].hi, shape[2] - t[2].lo};
+    return b;
+  };
+  return l;
+}
+
 Layer flatten(std::vector<int64_t> in) {
   Layer l;
   l.shape = {in[0], in[1] * in[2] * in[3]};
@@ -109,6 +123,7 @@ std::vector<Layer> consumers(std::vector<int64_t> &producerShape,
       convLike(producerShape, 8, Window{3, 1, 2, 2, 2, false}, 1),
       elementwise(producerShape),
       concatSecond(producerShape, 5, c + 5),
+      reversedRows(producerShape),
       flatten(producerShape),
   };
 }

@@ -61,11 +61,9 @@ struct ConsumerTiles {
   bool separable = false;
   std::vector<int> coordOf;
   std::vector<std::vector<Range>> ranges;
-  /// Separable form, per operand dim d and task q, at [d * tasks + q]: the
-  /// value of the coordinate d follows (0 when none) in `values`, its box's
-  /// interval in boxLo and boxHi; per task, its box's volume. Doubles
+  /// Separable form, per operand dim d and task q, at [d * tasks + q]: its
+  /// box's interval in boxLo and boxHi; per task, its box's volume. Doubles
   /// (exact below 2^53) for the vector kernels.
-  std::vector<int64_t> values;
   std::vector<double> volumes;
   std::vector<double> boxLo, boxHi;
   /// Separable form without halos (each dim's ranges side by side, as a
