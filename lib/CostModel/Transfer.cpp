@@ -242,12 +242,12 @@ static void gridProducts(const std::vector<int64_t> &degrees,
 }
 
 /// One side of a transfer, per task and per node of `perNode` tasks: what
-/// a task moves is its total less what stays on its device (`moved`); with
-/// `local`, what its node holds of its total, the part of that which is
-/// not its own (`intra`); `msgs` holds its messages counting the one to
-/// itself and becomes its remote messages, 0 where it moves nothing. The
-/// node sums and maxima go to the node arrays; the maxima over all tasks
-/// are returned.
+/// a task moves is its total less what stays on its device (`moved`);
+/// of what its node holds of its total (`local`; `self` where that is not
+/// known), the part that is not its own (`intra`); `msgs` holds its messages
+/// counting the one to itself and becomes its remote messages, 0 where it moves
+/// nothing. The node sums and maxima go to the node arrays; the maxima over all
+/// tasks are returned.
 struct SideTotals {
   double maxIntra = 0, maxMsgs = 0;
 };
@@ -261,24 +261,26 @@ static SideTotals sideLoads(int64_t n, int64_t perNode,
                             double *__restrict nodeMoved,
                             double *__restrict nodeIntra,
                             double *__restrict nodeMostMoved) {
+  // One vector pass over the tasks, then the node sums: reductions within
+  // each node's few tasks would cost more than they sum.
   double mostIntra = 0, mostMsgs = 0;
+#pragma omp simd reduction(max : mostIntra, mostMsgs)
+  for (int64_t t = 0; t < n; ++t) {
+    double m = total[t] - self[t];
+    double x = local[t] - self[t];
+    double k = m > 0 ? msgs[t] - (self[t] > 0 ? 1.0 : 0.0) : 0.0;
+    moved[t] = m;
+    intra[t] = x;
+    msgs[t] = k;
+    mostIntra = std::max(mostIntra, x);
+    mostMsgs = std::max(mostMsgs, k);
+  }
   for (int64_t lo = 0, node = 0; lo < n; lo += perNode, ++node) {
-    int64_t hi = std::min(n, lo + perNode);
     double all = 0, within = 0, most = 0;
-#pragma omp simd reduction(+ : all, within)                                    \
-    reduction(max : most, mostIntra, mostMsgs)
-    for (int64_t t = lo; t < hi; ++t) {
-      double m = total[t] - self[t];
-      double x = local ? local[t] - self[t] : 0.0;
-      double k = m > 0 ? msgs[t] - (self[t] > 0 ? 1.0 : 0.0) : 0.0;
-      moved[t] = m;
-      intra[t] = x;
-      msgs[t] = k;
-      all += m;
-      within += x;
-      most = std::max(most, m);
-      mostIntra = std::max(mostIntra, x);
-      mostMsgs = std::max(mostMsgs, k);
+    for (int64_t t = lo; t < std::min(n, lo + perNode); ++t) {
+      all += moved[t];
+      within += intra[t];
+      most = std::max(most, moved[t]);
     }
     nodeMoved[node] = all;
     nodeIntra[node] = within;
@@ -480,7 +482,7 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
     sc.factors[d] = sc.partReaders.data() + partOffset[d];
   gridProducts(pd, sc.factors, P, repeat, sc.msgsOut.data());
   SideTotals out = sideLoads(P, perNode, sc.all.data(), sc.self.data(),
-                             nullptr, sc.msgsOut.data(), sc.out.data(),
+                             sc.self.data(), sc.msgsOut.data(), sc.out.data(),
                              sc.intraOut.data(), sc.nodeOut.data(),
                              sc.nodeIntraOut.data(), sc.nodeMostOut.data());
 
