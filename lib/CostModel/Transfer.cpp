@@ -15,12 +15,12 @@ std::vector<int64_t> gridCoords(const std::vector<int64_t> &deg,
                                 int64_t tasks) {
   size_t rank = deg.size();
   std::vector<int64_t> coords(tasks * rank);
-  for (int64_t t = 0; t < tasks; ++t) {
-    int64_t rest = t;
-    for (size_t i = rank; i-- > 0;) {
-      coords[t * rank + i] = rest % deg[i];
-      rest /= deg[i];
-    }
+  // An odometer: each task's coordinates are the last one's plus one.
+  for (int64_t t = 1; t < tasks; ++t) {
+    int64_t *c = &coords[t * rank];
+    std::copy_n(c - rank, rank, c);
+    for (size_t i = rank; i-- > 0 && ++c[i] == deg[i];)
+      c[i] = 0;
   }
   return coords;
 }
@@ -681,17 +681,25 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
   ConsumerTiles tiles;
   tiles.degrees = config.degrees;
   int64_t Q = config.tasks();
+  std::vector<int64_t> coords = gridCoords(config.degrees, Q);
+  size_t crank = config.degrees.size();
+  // Each task's tile from its coordinates (tileOfTask without a division).
+  std::vector<std::vector<Range>> parts(crank);
+  for (size_t j = 0; j < crank; ++j)
+    for (int64_t i = 0; i < config.degrees[j]; ++i)
+      parts[j].push_back(blockPart(consumer.shape[j], config.degrees[j], i));
+  TileBox tile = TileBox::whole(consumer.shape);
+  tiles.boxes.reserve(Q);
   for (int64_t q = 0; q < Q; ++q) {
-    tiles.boxes.push_back(consumer.inputBox(
-        operand, tileOfTask(consumer.shape, config.degrees, q)));
+    for (size_t j = 0; j < crank; ++j)
+      tile[j] = parts[j][coords[q * crank + j]];
+    tiles.boxes.push_back(consumer.inputBox(operand, tile));
     tiles.largestBox = std::max(tiles.largestBox, tiles.boxes.back().volume());
     tiles.totalBoxes += tiles.boxes.back().volume();
   }
   if (tiles.boxes.empty())
     return tiles;
   // Find, per operand dim, the one consumer coordinate its range follows.
-  std::vector<int64_t> coords = gridCoords(config.degrees, Q);
-  size_t crank = config.degrees.size();
   unsigned rank = tiles.boxes.front().rank();
   std::vector<bool> taken(config.degrees.size(), false);
   tiles.separable = true;
