@@ -683,20 +683,14 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
   int64_t Q = config.tasks();
   std::vector<int64_t> coords = gridCoords(config.degrees, Q);
   size_t crank = config.degrees.size();
-  // Each task's tile from its coordinates (tileOfTask without a division).
-  std::vector<std::vector<Range>> parts(crank);
-  for (size_t j = 0; j < crank; ++j)
-    for (int64_t i = 0; i < config.degrees[j]; ++i)
-      parts[j].push_back(blockPart(consumer.shape[j], config.degrees[j], i));
-  TileBox tile = TileBox::whole(consumer.shape);
   tiles.boxes.reserve(Q);
-  for (int64_t q = 0; q < Q; ++q) {
-    for (size_t j = 0; j < crank; ++j)
-      tile[j] = parts[j][coords[q * crank + j]];
-    tiles.boxes.push_back(consumer.inputBox(operand, tile));
-    tiles.largestBox = std::max(tiles.largestBox, tiles.boxes.back().volume());
-    tiles.totalBoxes += tiles.boxes.back().volume();
-  }
+  forEachTile(consumer.shape, config.degrees,
+              [&](int64_t, const TileBox &tile) {
+                tiles.boxes.push_back(consumer.inputBox(operand, tile));
+                tiles.largestBox =
+                    std::max(tiles.largestBox, tiles.boxes.back().volume());
+                tiles.totalBoxes += tiles.boxes.back().volume();
+              });
   if (tiles.boxes.empty())
     return tiles;
   // Find, per operand dim, the one consumer coordinate its range follows.

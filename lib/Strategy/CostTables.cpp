@@ -106,14 +106,13 @@ std::string CostTables::edgeKey(int e) const {
   const Layer &consumer = graph.layers[edge.consumer];
   for (const ParallelConfig &c : candidates[edge.consumer]) {
     mix(-1);
-    for (int64_t q = 0; q < c.tasks(); ++q) {
-      TileBox box = consumer.inputBox(edge.operand,
-                                      tileOfTask(consumer.shape, c.degrees, q));
+    forEachTile(consumer.shape, c.degrees, [&](int64_t, const TileBox &tile) {
+      TileBox box = consumer.inputBox(edge.operand, tile);
       for (unsigned d = 0; d < box.rank(); ++d) {
         mix(box[d].lo);
         mix(box[d].hi);
       }
-    }
+    });
   }
   return key + std::to_string(h) + ":" + std::to_string(g);
 }

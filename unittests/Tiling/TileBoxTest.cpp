@@ -89,6 +89,24 @@ TEST(TileOfTask, TilesPartitionTheTensor) {
         }
 }
 
+// forEachTile steps the coordinates instead of dividing: the same tiles in
+// the same order as tileOfTask, whose tiles the test above checks.
+TEST(TileOfTask, ForEachTileVisitsTheSameTilesInOrder) {
+  std::vector<int64_t> shape = {6, 5, 7, 3};
+  for (int64_t n : {1, 2, 4})
+    for (int64_t c : {1, 3, 5})
+      for (int64_t h : {1, 2, 7})
+        for (int64_t w : {1, 3}) {
+          std::vector<int64_t> degrees = {n, c, h, w};
+          int64_t next = 0;
+          forEachTile(shape, degrees, [&](int64_t task, const TileBox &tile) {
+            EXPECT_EQ(task, next++);
+            EXPECT_EQ(tile, tileOfTask(shape, degrees, task));
+          });
+          EXPECT_EQ(next, n * c * h * w);
+        }
+}
+
 TEST(TileBox, IntersectMatchesElementEnumeration) {
   std::vector<int64_t> shape = {4, 6, 5};
   for (int64_t t = 0; t < 2 * 3 * 2; ++t)

@@ -98,6 +98,31 @@ int64_t numElements(const std::vector<int64_t> &shape);
 TileBox tileOfTask(const std::vector<int64_t> &shape,
                    const std::vector<int64_t> &degrees, int64_t task);
 
+/// Calls fn(task, tile) for every task of the split in task order: the
+/// tiles of tileOfTask, stepping each task's coordinates from the last
+/// one's rather than dividing them out of its index.
+template <typename Fn>
+void forEachTile(const std::vector<int64_t> &shape,
+                 const std::vector<int64_t> &degrees, Fn fn) {
+  size_t rank = degrees.size();
+  std::vector<std::vector<Range>> parts(rank);
+  int64_t tasks = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    for (int64_t i = 0; i < degrees[d]; ++i)
+      parts[d].push_back(blockPart(shape[d], degrees[d], i));
+    tasks *= degrees[d];
+  }
+  std::vector<int64_t> coord(rank, 0);
+  TileBox tile = TileBox::whole(shape);
+  for (int64_t task = 0; task < tasks; ++task) {
+    for (size_t d = 0; d < rank; ++d)
+      tile[d] = parts[d][coord[d]];
+    fn(task, static_cast<const TileBox &>(tile));
+    for (size_t d = rank; d-- > 0 && ++coord[d] == degrees[d];)
+      coord[d] = 0;
+  }
+}
+
 /// The largest tile of the split: what the slowest task computes.
 TileBox largestTile(const std::vector<int64_t> &shape,
                     const std::vector<int64_t> &degrees);

@@ -34,7 +34,8 @@ LogicalResult SliceOp::verify() {
 
 TileBox SliceOp::getInputBox(unsigned, const TileBox &out) {
   TileBox box = out;
-  box[1] = {out[1].lo + getOffset(), out[1].hi + getOffset()};
+  int64_t offset = getOffset();
+  box[1] = {out[1].lo + offset, out[1].hi + offset};
   return box;
 }
 
