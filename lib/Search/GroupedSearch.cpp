@@ -212,11 +212,22 @@ SearchResult GroupedSearch::run() {
       int pick = reduced.choice[n];
       int exact = int(nodes[n].configs.size());
       if (pick >= exact) {
-        // The picked group joins alone. Joining every group no dearer
+        // The picked group joins. Joining every group no dearer
         // saved rounds but filled their tables, and most were never picked:
         // on ResNet-50 at 256 devices 29,700 configurations exact in 2
         // rounds against 23,046 in 3, 6.5 against 5.2 s.
-        joined[n].push_back(nodes[n].standIns[pick - exact]);
+        // Its twins (a repeated block's layers) tend to want it as well:
+        // it joins there too, in the same round. On Inception-v3 at 1024
+        // devices 69 rounds against 109, 314 against 399 s.
+        int group = nodes[n].standIns[pick - exact];
+        for (int m = 0; m < costs.numNodes(); ++m) {
+          const std::vector<int> &groups = costs.groups(m);
+          if ((m == n || costs.twinOf(m) == costs.twinOf(n)) &&
+              std::find(groups.begin(), groups.end(), group) != groups.end() &&
+              std::find(joined[m].begin(), joined[m].end(), group) ==
+                  joined[m].end())
+            joined[m].push_back(group);
+        }
         standInPicked = true;
       }
     }

@@ -565,6 +565,16 @@ bool CostTables::startsExact(int l, int group) {
          groupTasks[l][group] == groupTasks[l][0];
 }
 
+int CostTables::twinOf(int l) {
+  if (twins.empty()) {
+    // The first layer with the same node table stands for all.
+    std::map<std::string, int> first;
+    for (size_t k = 0; k < nodeKeys.size(); ++k)
+      twins.push_back(first.try_emplace(nodeKeys[k], int(k)).first->second);
+  }
+  return twins[l];
+}
+
 double CostTables::nodeMemory(int l, int c) const {
   return double(model.layerMemoryBytes(graph.layers[l], candidates[l][c]));
 }

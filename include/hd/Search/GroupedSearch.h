@@ -1,4 +1,5 @@
-//===- GroupedSearch.h - exact search without filling every table -*- C++ -*-===//
+//===- GroupedSearch.h - exact search without filling every table -*- C++
+//-*-===//
 //
 // On hundreds of devices a 4-D layer has hundreds of configurations, and
 // filling every edge table (C^2 transfer costs, each a pass over the
@@ -14,8 +15,9 @@
 //      problem. If it picks no stand-in, it is a real strategy with that
 //      cost: optimal.
 //   3. Otherwise the groups it picked join the exact part (their tables are
-//      filled), with any group of the same node whose cheapest member is no
-//      dearer, and the search repeats. It ends at the latest when every
+//      filled), at their nodes and at those nodes' twins (a repeated
+//      block's layers, which tend to want the same), and the search
+//      repeats. It ends at the latest when every
 //      group has joined, which is the full search. A reduced graph too wide
 //      for exact elimination joins every group at once: its heuristic
 //      choice would pick stand-ins round after round.
@@ -68,6 +70,9 @@ public:
   /// Whether the search holds `group` of `node` exactly from its first
   /// round (by default group 0 alone).
   virtual bool startsExact(int node, int group) { return group == 0; }
+  /// Nodes with the same twin have the same costs and groups (a repeated
+  /// block's layers); by default every node is its own.
+  virtual int twinOf(int node) { return node; }
 };
 
 /// Minimizes the graph's cost, filling only the tables it needs.
