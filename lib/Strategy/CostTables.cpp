@@ -184,21 +184,32 @@ void CostTables::assignTables() {
   }
 }
 
-int64_t CostTables::missingEntries(const Table &t, const std::set<int> &rows,
-                                   const std::set<int> &cols) {
-  int64_t missing = 0;
-  for (size_t r = 0; r < t.rows.size(); ++r) {
-    if (!rows.empty() && !rows.count(int(r)))
-      continue;
+std::vector<int> CostTables::missingColumns(const Table &t,
+                                            const std::vector<int> &rows,
+                                            const std::vector<int> &cols,
+                                            int64_t &entries) {
+  // One pass over the block: on later rounds of the grouped search nearly
+  // all of it is computed, and this scan is most of what a fill costs.
+  std::vector<char> missing(t.width, 0);
+  for (int r : rows) {
     const std::vector<double> &row = t.rows[r];
     if (row.empty()) {
-      missing += cols.empty() ? int64_t(t.width) : int64_t(cols.size());
+      entries += int64_t(cols.size());
+      for (int c : cols)
+        missing[c] = 1;
       continue;
     }
-    for (size_t c = 0; c < row.size(); ++c)
-      missing += (cols.empty() || cols.count(int(c))) && std::isnan(row[c]);
+    for (int c : cols) {
+      bool absent = std::isnan(row[c]);
+      entries += absent;
+      missing[c] |= absent;
+    }
   }
-  return missing;
+  std::vector<int> out;
+  for (int c : cols)
+    if (missing[c])
+      out.push_back(c);
+  return out;
 }
 
 std::vector<ConsumerTiles> CostTables::allColumns(const Table &t) const {
@@ -213,9 +224,11 @@ std::vector<ConsumerTiles> CostTables::allColumns(const Table &t) const {
 }
 
 void CostTables::fillTable(Table &t, const std::vector<int> &rows,
-                           const std::vector<int> &cols,
+                           const std::vector<int> &missing,
                            std::atomic<int64_t> &filled, int64_t total,
                            const std::vector<ConsumerTiles> *all) {
+  if (missing.empty())
+    return;
   const LayerEdge &edge = edges[t.edge];
   const Layer &producer = graph.layers[edge.producer];
   const Layer &consumer = graph.layers[edge.consumer];
@@ -224,13 +237,6 @@ void CostTables::fillTable(Table &t, const std::vector<int> &rows,
       t.rows[r].assign(t.width, std::nan(""));
   // The consumer's boxes depend only on its configuration and the
   // producer's grid only on its own: compute each once per column and row.
-  std::vector<int> missing;
-  for (int c : cols)
-    if (std::any_of(rows.begin(), rows.end(),
-                    [&](int r) { return std::isnan(t.rows[r][c]); }))
-      missing.push_back(c);
-  if (missing.empty())
-    return;
   std::vector<ConsumerTiles> computed(all ? 0 : missing.size());
   parallelFor(computed.size(), [&](size_t i) {
     computed[i] = consumerTiles(consumer, edge.operand,
@@ -266,36 +272,46 @@ void CostTables::fill(std::vector<EdgeBlock> &blocks) {
     rows.insert(b.rows.begin(), b.rows.end());
     cols.insert(b.cols.begin(), b.cols.end());
   }
-  std::atomic<int64_t> filled{0};
+  struct Work {
+    int table;
+    std::vector<int> rows, cols, missing;
+  };
+  std::vector<Work> work;
   int64_t total = 0;
-  for (auto &[id, rowsCols] : wanted)
-    total += missingEntries(tables[id], rowsCols.first, rowsCols.second);
+  for (auto &[id, rowsCols] : wanted) {
+    Work &w = work.emplace_back();
+    w.table = id;
+    w.rows.assign(rowsCols.first.begin(), rowsCols.first.end());
+    w.cols.assign(rowsCols.second.begin(), rowsCols.second.end());
+    w.missing = missingColumns(tables[id], w.rows, w.cols, total);
+  }
+  std::atomic<int64_t> filled{0};
   if (progress)
     progress(0, total);
-  for (auto &[id, rowsCols] : wanted) {
-    Table &t = tables[id];
-    std::vector<int> rows(rowsCols.first.begin(), rowsCols.first.end()),
-        cols(rowsCols.second.begin(), rowsCols.second.end());
+  for (Work &w : work) {
+    Table &t = tables[w.table];
     // Where either side has configurations outside the blocks, the
     // search asks for this table's bounds next: compute the consumer's
     // boxes once for both.
     const LayerEdge &edge = edges[t.edge];
-    if (!t.boundsReady &&
-        (rows.size() < candidates[edge.producer].size() ||
-         cols.size() < candidates[edge.consumer].size())) {
+    if (!t.boundsReady && (w.rows.size() < candidates[edge.producer].size() ||
+                           w.cols.size() < candidates[edge.consumer].size())) {
       std::vector<ConsumerTiles> all = allColumns(t);
       prepareBounds(t, all);
-      fillTable(t, rows, cols, filled, total, &all);
+      fillTable(t, w.rows, w.missing, filled, total, &all);
     } else {
-      fillTable(t, rows, cols, filled, total);
+      fillTable(t, w.rows, w.missing, filled, total);
     }
   }
   for (EdgeBlock &b : blocks) {
     const Table &t = tables[tableOf[b.edge]];
-    b.costs.clear();
-    for (int r : b.rows)
+    b.costs.resize(b.rows.size() * b.cols.size());
+    double *to = b.costs.data();
+    for (int r : b.rows) {
+      const double *row = t.rows[r].data();
       for (int c : b.cols)
-        b.costs.push_back(t.rows[r][c]);
+        *to++ = row[c];
+    }
   }
 }
 
@@ -335,19 +351,21 @@ double CostTables::evaluate(const std::vector<int> &choice) {
 
 SearchGraph CostTables::buildSearchGraph() {
   assignTables();
-  std::atomic<int64_t> filled{0};
+  std::vector<std::vector<int>> rows(tables.size()), missing(tables.size());
   int64_t total = 0;
-  for (const Table &t : tables)
-    total += missingEntries(t, {}, {});
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const Table &t = tables[i];
+    std::vector<int> cols(candidates[edges[t.edge].consumer].size());
+    rows[i].resize(candidates[edges[t.edge].producer].size());
+    std::iota(rows[i].begin(), rows[i].end(), 0);
+    std::iota(cols.begin(), cols.end(), 0);
+    missing[i] = missingColumns(t, rows[i], cols, total);
+  }
+  std::atomic<int64_t> filled{0};
   if (progress)
     progress(0, total);
-  for (Table &t : tables) {
-    std::vector<int> rows(candidates[edges[t.edge].producer].size()),
-        cols(candidates[edges[t.edge].consumer].size());
-    std::iota(rows.begin(), rows.end(), 0);
-    std::iota(cols.begin(), cols.end(), 0);
-    fillTable(t, rows, cols, filled, total);
-  }
+  for (size_t i = 0; i < tables.size(); ++i)
+    fillTable(tables[i], rows[i], missing[i], filled, total);
   SearchGraph g;
   for (size_t l = 0; l < graph.layers.size(); ++l)
     g.addNode(nodeTable(l));

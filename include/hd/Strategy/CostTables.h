@@ -107,18 +107,21 @@ private:
     std::vector<std::vector<double>> vsRow, vsCol, standIns;
   };
 
-  /// How many entries of rows x cols (every one when empty) `t` has yet
-  /// to compute.
-  static int64_t missingEntries(const Table &t, const std::set<int> &rows,
-                                const std::set<int> &cols);
+  /// The columns of `cols` that some row of `rows` of `t` has yet to
+  /// compute; adds to `entries` how many entries of the block those are.
+  static std::vector<int> missingColumns(const Table &t,
+                                         const std::vector<int> &rows,
+                                         const std::vector<int> &cols,
+                                         int64_t &entries);
   const std::vector<double> &nodeTable(int l);
   /// Gives every edge its distinct table (edgeKey), on every core.
   void assignTables();
-  /// Computes the entries of table `t` in rows x cols not yet computed;
-  /// `filled` counts them for the progress line.
-  /// `all`, where given, holds the consumer's boxes for every candidate.
+  /// Computes the entries of table `t` in rows x `missing` (its
+  /// missingColumns) not yet computed; `filled` counts them for the
+  /// progress line. `all`, where given, holds the consumer's boxes for
+  /// every candidate.
   void fillTable(Table &t, const std::vector<int> &rows,
-                 const std::vector<int> &cols, std::atomic<int64_t> &filled,
+                 const std::vector<int> &missing, std::atomic<int64_t> &filled,
                  int64_t total,
                  const std::vector<ConsumerTiles> *all = nullptr);
   /// The consumer's boxes for every candidate of `t`'s edge, on every core.
