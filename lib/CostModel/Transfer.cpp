@@ -452,10 +452,10 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
   // follows it (ones where none does; constant dims scale).
   double constant = 1;
   sc.factors.assign(crank, nullptr);
-  sc.ones.assign(
-      std::accumulate(cd.begin(), cd.end(), int64_t(1),
-                      [](int64_t a, int64_t b) { return std::max(a, b); }),
-      1.0);
+  int64_t widest = 1;
+  for (int64_t degree : cd)
+    widest = std::max(widest, degree);
+  sc.ones.assign(widest, 1.0);
   for (size_t d = 0; d < rank; ++d) {
     const double *parts = sc.rangeParts.data() + sc.rangeOffset[d];
     if (tiles.coordOf[d] < 0)

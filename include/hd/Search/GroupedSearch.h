@@ -1,5 +1,4 @@
-//===- GroupedSearch.h - exact search without filling every table -*- C++
-//-*-===//
+//===- GroupedSearch.h - exact search, tables on demand ------*- C++ -*-===//
 //
 // On hundreds of devices a 4-D layer has hundreds of configurations, and
 // filling every edge table (C^2 transfer costs, each a pass over the
@@ -17,10 +16,10 @@
 //   3. Otherwise the groups it picked join the exact part (their tables are
 //      filled), at their nodes and at those nodes' twins (a repeated
 //      block's layers, which tend to want the same), and the search
-//      repeats. It ends at the latest when every
-//      group has joined, which is the full search. A reduced graph too wide
-//      for exact elimination joins every group at once: its heuristic
-//      choice would pick stand-ins round after round.
+//      repeats. It ends at the latest when every group has joined, which
+//      is the full search. A reduced graph too wide for exact elimination
+//      joins every group at once: its heuristic choice would pick
+//      stand-ins round after round.
 // The result is as exact as searchOptimal on the reduced graphs: exact
 // where they eliminate exactly, otherwise with the lower bound they report.
 //

@@ -1,5 +1,4 @@
-//===- CostTables.h - cost tables of a layer graph for the search -*- C++
-//-*-===//
+//===- CostTables.h - cost tables of a layer graph -----------*- C++ -*-===//
 //
 // Turns a layer graph, its candidate configurations and a cost model into the
 // search's graph of tables: node = t_c + t_s per configuration, edge = t_x
