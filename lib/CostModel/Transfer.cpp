@@ -1,6 +1,7 @@
 //===- Transfer.cpp - who sends what to whom between two layers -----------===//
 
 #include "hd/CostModel/Transfer.h"
+#include "hd/Support/VectorClones.h"
 
 #include <algorithm>
 #include <numeric>
@@ -8,22 +9,6 @@
 namespace hd {
 
 namespace {
-
-/// Row-major coordinates of every task of a grid: task t's coordinate in
-/// dim i at [t * deg.size() + i].
-std::vector<int64_t> gridCoords(const std::vector<int64_t> &deg,
-                                int64_t tasks) {
-  size_t rank = deg.size();
-  std::vector<int64_t> coords(tasks * rank);
-  // An odometer: each task's coordinates are the last one's plus one.
-  for (int64_t t = 1; t < tasks; ++t) {
-    int64_t *c = &coords[t * rank];
-    std::copy_n(c - rank, rank, c);
-    for (size_t i = rank; i-- > 0 && ++c[i] == deg[i];)
-      c[i] = 0;
-  }
-  return coords;
-}
 
 /// The flow visitor: inline, as it is the inner loop of enumeration.
 template <typename FlowFn>
@@ -184,13 +169,6 @@ NodeBoxes producerNodeBoxes(const ProducerGrid &grid, int64_t perNode) {
       }
   return b;
 }
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
-    !defined(__SANITIZE_ADDRESS__)
-#define HD_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define HD_VECTOR_CLONES
-#endif
 
 /// out[t] += the volume of the intersection of boxes a and b of task t,
 /// times weight[t] where given, for t in [0, n); dim d of box x at
@@ -624,18 +602,17 @@ ProducerGrid producerGrid(const std::vector<int64_t> &shape,
       grid.parts.push_back(blockPart(shape[d], pd[d], i));
   }
   int64_t P = config.tasks();
-  std::vector<int64_t> coords = gridCoords(pd, P);
   grid.coords.resize(P * rank);
   grid.tileLo.resize(P * rank);
   grid.tileHi.resize(P * rank);
-  for (int64_t p = 0; p < P; ++p)
-    for (size_t d = 0; d < rank; ++d) {
-      int64_t c = coords[p * rank + d];
-      const Range &part = grid.parts[grid.partOffset[d] + c];
-      grid.coords[d * P + p] = c;
-      grid.tileLo[d * P + p] = double(part.lo);
-      grid.tileHi[d * P + p] = double(part.hi);
-    }
+  forEachTile(shape, pd,
+              [&](int64_t p, const int64_t *coord, const TileBox &tile) {
+                for (size_t d = 0; d < rank; ++d) {
+                  grid.coords[d * P + p] = coord[d];
+                  grid.tileLo[d * P + p] = double(tile[d].lo);
+                  grid.tileHi[d * P + p] = double(tile[d].hi);
+                }
+              });
   if (devicesPerNode > 0)
     grid.nodeBoxes = producerNodeBoxes(grid, devicesPerNode);
   return grid;
@@ -681,11 +658,13 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
   ConsumerTiles tiles;
   tiles.degrees = config.degrees;
   int64_t Q = config.tasks();
-  std::vector<int64_t> coords = gridCoords(config.degrees, Q);
   size_t crank = config.degrees.size();
+  std::vector<int64_t> coords; // task q's at [q * crank]
+  coords.reserve(Q * crank);
   tiles.boxes.reserve(Q);
   forEachTile(consumer.shape, config.degrees,
-              [&](int64_t, const TileBox &tile) {
+              [&](int64_t, const int64_t *coord, const TileBox &tile) {
+                coords.insert(coords.end(), coord, coord + crank);
                 tiles.boxes.push_back(consumer.inputBox(operand, tile));
                 tiles.largestBox =
                     std::max(tiles.largestBox, tiles.boxes.back().volume());

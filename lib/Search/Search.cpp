@@ -1,6 +1,7 @@
 //===- Search.cpp - exact search by elimination ---------------------------===//
 
 #include "hd/Search/Search.h"
+#include "hd/Support/VectorClones.h"
 
 #include <algorithm>
 #include <cassert>
@@ -168,16 +169,6 @@ void Eliminator::eliminateLeaf(int j) {
   alive[j] = false;
   ++stats.leafEliminations;
 }
-
-// The min-plus kernels are compiled for the widest vectors the machine has
-// (one clone each, picked at load time; not under AddressSanitizer, whose
-// runtime is not up when load-time resolvers run).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&        \
-    !defined(__SANITIZE_ADDRESS__)
-#define HD_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define HD_VECTOR_CLONES
-#endif
 
 /// The plain loop of minPlusRows over rows [aBegin, aEnd) and columns
 /// [cBegin, cEnd): what the register tiles leave at the edges.

@@ -36,6 +36,7 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
                        std::vector<std::vector<ParallelConfig>> candidates)
     : model(model), graph(graph), candidates(std::move(candidates)),
       edgesOf(graph.layers.size()), readers(graph.layers.size(), 0) {
+  std::map<std::string, int> firstWithKey;
   for (size_t l = 0; l < graph.layers.size(); ++l) {
     const Layer &layer = graph.layers[l];
     // A layer fed only by graph inputs skips its backward-data pass, and
@@ -46,6 +47,8 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
       inputs += in.producer < 0 ? "g" : "l" + std::to_string(in.producerReaders);
     nodeKeys.push_back(layer.signature + "|" + inputs + "|" +
                        candidatesKey(this->candidates[l]));
+    twins.push_back(
+        firstWithKey.try_emplace(nodeKeys.back(), int(l)).first->second);
     for (unsigned i = 0; i < layer.inputs.size(); ++i) {
       int p = layer.inputs[i].producer;
       if (p < 0)
@@ -106,13 +109,14 @@ std::string CostTables::edgeKey(int e) const {
   const Layer &consumer = graph.layers[edge.consumer];
   for (const ParallelConfig &c : candidates[edge.consumer]) {
     mix(-1);
-    forEachTile(consumer.shape, c.degrees, [&](int64_t, const TileBox &tile) {
-      TileBox box = consumer.inputBox(edge.operand, tile);
-      for (unsigned d = 0; d < box.rank(); ++d) {
-        mix(box[d].lo);
-        mix(box[d].hi);
-      }
-    });
+    forEachTile(consumer.shape, c.degrees,
+                [&](int64_t, const int64_t *, const TileBox &tile) {
+                  TileBox box = consumer.inputBox(edge.operand, tile);
+                  for (unsigned d = 0; d < box.rank(); ++d) {
+                    mix(box[d].lo);
+                    mix(box[d].hi);
+                  }
+                });
   }
   return key + std::to_string(h) + ":" + std::to_string(g);
 }
@@ -350,31 +354,22 @@ double CostTables::evaluate(const std::vector<int> &choice) {
 }
 
 SearchGraph CostTables::buildSearchGraph() {
-  assignTables();
-  std::vector<std::vector<int>> rows(tables.size()), missing(tables.size());
-  int64_t total = 0;
-  for (size_t i = 0; i < tables.size(); ++i) {
-    const Table &t = tables[i];
-    std::vector<int> cols(candidates[edges[t.edge].consumer].size());
-    rows[i].resize(candidates[edges[t.edge].producer].size());
-    std::iota(rows[i].begin(), rows[i].end(), 0);
-    std::iota(cols.begin(), cols.end(), 0);
-    missing[i] = missingColumns(t, rows[i], cols, total);
+  // Every edge's whole table, filled as the grouped search fills blocks.
+  std::vector<EdgeBlock> blocks(edges.size());
+  for (size_t e = 0; e < edges.size(); ++e) {
+    EdgeBlock &b = blocks[e];
+    b.edge = int(e);
+    b.rows.resize(candidates[edges[e].producer].size());
+    b.cols.resize(candidates[edges[e].consumer].size());
+    std::iota(b.rows.begin(), b.rows.end(), 0);
+    std::iota(b.cols.begin(), b.cols.end(), 0);
   }
-  std::atomic<int64_t> filled{0};
-  if (progress)
-    progress(0, total);
-  for (size_t i = 0; i < tables.size(); ++i)
-    fillTable(tables[i], rows[i], missing[i], filled, total);
+  fill(blocks);
   SearchGraph g;
   for (size_t l = 0; l < graph.layers.size(); ++l)
     g.addNode(nodeTable(l));
-  for (size_t e = 0; e < edges.size(); ++e) {
-    std::vector<double> flat;
-    for (const std::vector<double> &row : tables[tableOf[e]].rows)
-      flat.insert(flat.end(), row.begin(), row.end());
-    g.addEdge(edges[e].producer, edges[e].consumer, std::move(flat));
-  }
+  for (size_t e = 0; e < edges.size(); ++e)
+    g.addEdge(edges[e].producer, edges[e].consumer, std::move(blocks[e].costs));
   return g;
 }
 
@@ -581,16 +576,6 @@ bool CostTables::startsExact(int l, int group) {
   // opening one group a round at the end of the search.
   return candidates[l].size() <= 2 * groupTasks[l].size() ||
          groupTasks[l][group] == groupTasks[l][0];
-}
-
-int CostTables::twinOf(int l) {
-  if (twins.empty()) {
-    // The first layer with the same node table stands for all.
-    std::map<std::string, int> first;
-    for (size_t k = 0; k < nodeKeys.size(); ++k)
-      twins.push_back(first.try_emplace(nodeKeys[k], int(k)).first->second);
-  }
-  return twins[l];
 }
 
 double CostTables::nodeMemory(int l, int c) const {

@@ -90,7 +90,8 @@ TEST(TileOfTask, TilesPartitionTheTensor) {
 }
 
 // forEachTile steps the coordinates instead of dividing: the same tiles in
-// the same order as tileOfTask, whose tiles the test above checks.
+// the same order as tileOfTask, whose tiles the test above checks, and the
+// coordinates whose row-major number is the task.
 TEST(TileOfTask, ForEachTileVisitsTheSameTilesInOrder) {
   std::vector<int64_t> shape = {6, 5, 7, 3};
   for (int64_t n : {1, 2, 4})
@@ -99,10 +100,17 @@ TEST(TileOfTask, ForEachTileVisitsTheSameTilesInOrder) {
         for (int64_t w : {1, 3}) {
           std::vector<int64_t> degrees = {n, c, h, w};
           int64_t next = 0;
-          forEachTile(shape, degrees, [&](int64_t task, const TileBox &tile) {
-            EXPECT_EQ(task, next++);
-            EXPECT_EQ(tile, tileOfTask(shape, degrees, task));
-          });
+          forEachTile(
+              shape, degrees,
+              [&](int64_t task, const int64_t *coord, const TileBox &tile) {
+                EXPECT_EQ(task, next++);
+                EXPECT_EQ(tile, tileOfTask(shape, degrees, task));
+                // Row-major digits of the task index.
+                int64_t index = 0;
+                for (size_t d = 0; d < degrees.size(); ++d)
+                  index = index * degrees[d] + coord[d];
+                EXPECT_EQ(index, task);
+              });
           EXPECT_EQ(next, n * c * h * w);
         }
 }

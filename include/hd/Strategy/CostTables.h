@@ -62,7 +62,7 @@ public:
   double groupBound(int e, bool groupAtFrom, int group, int config) override;
   double standInsBound(int e, int fromGroup, int toGroup) override;
   bool startsExact(int l, int group) override;
-  int twinOf(int l) override;
+  int twinOf(int l) override { return twins[l]; }
 
   /// The cost of a whole choice (one candidate index per layer).
   double evaluate(const std::vector<int> &choice);
@@ -143,7 +143,7 @@ private:
   std::vector<std::vector<int>> edgesOf; // per layer: incident edge indices
   std::vector<int> readers;               // per layer: edges out of it
   std::vector<std::string> nodeKeys;
-  std::vector<int> twins;            // per layer: the first with its node key
+  std::vector<int> twins; // per layer: the first layer with its node key
   std::vector<std::string> edgeKeys; // empty until a table is needed
   std::vector<int> tableOf;            // per edge; empty until then
   std::vector<Table> tables;

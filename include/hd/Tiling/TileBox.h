@@ -98,9 +98,10 @@ int64_t numElements(const std::vector<int64_t> &shape);
 TileBox tileOfTask(const std::vector<int64_t> &shape,
                    const std::vector<int64_t> &degrees, int64_t task);
 
-/// Calls fn(task, tile) for every task of the split in task order: the
-/// tiles of tileOfTask, stepping each task's coordinates from the last
-/// one's rather than dividing them out of its index.
+/// Calls fn(task, coord, tile) for every task of the split in task order,
+/// with its grid coordinates (one per dim) and the tile tileOfTask gives it,
+/// stepping the coordinates from the last task's rather than dividing them
+/// out of its index.
 template <typename Fn>
 void forEachTile(const std::vector<int64_t> &shape,
                  const std::vector<int64_t> &degrees, Fn fn) {
@@ -117,7 +118,8 @@ void forEachTile(const std::vector<int64_t> &shape,
   for (int64_t task = 0; task < tasks; ++task) {
     for (size_t d = 0; d < rank; ++d)
       tile[d] = parts[d][coord[d]];
-    fn(task, static_cast<const TileBox &>(tile));
+    fn(task, static_cast<const int64_t *>(coord.data()),
+       static_cast<const TileBox &>(tile));
     for (size_t d = rank; d-- > 0 && ++coord[d] == degrees[d];)
       coord[d] = 0;
   }
