@@ -15,10 +15,12 @@ import sys
 # Which hd headers a folder's sources may include, by the first two path
 # components after include/hd (or the folder itself): the layers of the
 # architecture, bottom to top. `hdrt` is the runtime's include root.
-PLAIN = {"Tiling": {"Tiling"},
-         "Search": {"Search"},
-         "CostModel": {"CostModel", "Tiling"},
-         "Strategy": {"Strategy", "CostModel", "Search", "Tiling"}}
+# Support (header-only helpers of the plain libraries) is the bottom one.
+PLAIN = {"Support": {"Support"},
+         "Tiling": {"Tiling", "Support"},
+         "Search": {"Search", "Support"},
+         "CostModel": {"CostModel", "Tiling", "Support"},
+         "Strategy": {"Strategy", "CostModel", "Search", "Tiling", "Support"}}
 DIALECT = {"Dialect/HD/IR", "Tiling", "CostModel/CostKind.h"}
 ALLOWED = dict(PLAIN)
 ALLOWED.update({
@@ -33,7 +35,7 @@ ALLOWED.update({
 })
 # Folders that are plain C++: no MLIR (and the search not even LLVM).
 NO_MLIR = set(PLAIN)
-NO_LLVM = {"Tiling", "Search"}
+NO_LLVM = {"Support", "Tiling", "Search"}
 # hd libraries each library may link, directly or not (MLIR's are checked
 # through NO_MLIR).
 LINKS = {"HDTiling": set(),
