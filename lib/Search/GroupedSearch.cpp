@@ -43,8 +43,10 @@ struct ReducedNode {
 class GroupedSearch {
 public:
   GroupedSearch(GroupedCosts &costs, const SearchOptions &options)
-      : costs(costs), options(options), joined(costs.numNodes()) {
+      : costs(costs), options(options), joined(costs.numNodes()),
+        dropped(costs.numNodes()) {
     for (int n = 0; n < costs.numNodes(); ++n) {
+      dropped[n].assign(costs.groups(n).size(), false);
       std::vector<int> groups = costs.groups(n);
       std::sort(groups.begin(), groups.end());
       groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
@@ -63,10 +65,20 @@ private:
   /// Whether elimination of the reduced graph would not be exact, from
   /// its structure and sizes alone.
   bool tooWide(const std::vector<ReducedNode> &nodes) const;
+  /// The least cost of a strategy within `subsets` (per node, some of its
+  /// configurations); infinite where that search is not exact.
+  double costWithin(const std::vector<std::vector<int>> &subsets);
+  /// Drops every configuration whose min-marginal in the reduced graph
+  /// exceeds the best strategy's cost: it is in no optimal strategy.
+  void drop(const std::vector<ReducedNode> &nodes, const SearchResult &reduced);
 
   GroupedCosts &costs;
   const SearchOptions &options;
   std::vector<std::vector<int>> joined; // per node: groups searched exactly
+  /// Per node and configuration: in no optimal strategy (drop).
+  std::vector<std::vector<bool>> dropped;
+  double best = kInf;  // the least cost of a real strategy seen
+  bool seeded = false; // whether `best` includes the seeds
   std::map<std::tuple<int, int, int>, double> pairBounds;
 };
 
@@ -82,6 +94,8 @@ std::vector<ReducedNode> GroupedSearch::reducedNodes() {
   for (int n = 0; n < costs.numNodes(); ++n) {
     const std::vector<int> &groups = costs.groups(n);
     for (int c = 0; c < int(groups.size()); ++c) {
+      if (dropped[n][c])
+        continue;
       bool exact = std::find(joined[n].begin(), joined[n].end(), groups[c]) !=
                    joined[n].end();
       if (exact)
@@ -102,11 +116,11 @@ SearchGraph GroupedSearch::reducedGraph(const std::vector<ReducedNode> &nodes) {
     std::vector<double> table;
     for (int c : nodes[n].configs)
       table.push_back(all[c]);
-    // A stand-in costs what its cheapest member does.
+    // A stand-in costs what its cheapest member still in play does.
     for (int g : nodes[n].standIns) {
       double least = kInf;
       for (size_t c = 0; c < all.size(); ++c)
-        if (groups[c] == g)
+        if (groups[c] == g && !dropped[n][c])
           least = std::min(least, all[c]);
       table.push_back(least);
     }
@@ -134,8 +148,7 @@ SearchGraph GroupedSearch::reducedGraph(const std::vector<ReducedNode> &nodes) {
     for (size_t g = 0; g < a.standIns.size(); ++g) {
       size_t row = (a.configs.size() + g) * cols;
       for (size_t j = 0; j < exactCols; ++j)
-        table[row + j] =
-            costs.groupBound(e, true, a.standIns[g], b.configs[j]);
+        table[row + j] = costs.groupBound(e, true, a.standIns[g], b.configs[j]);
       for (size_t h = 0; h < b.standIns.size(); ++h)
         table[row + exactCols + h] =
             standInsBound(e, a.standIns[g], b.standIns[h]);
@@ -167,6 +180,53 @@ bool GroupedSearch::tooWide(const std::vector<ReducedNode> &nodes) const {
   return !searchZero([&](int n) { return size_t(nodes[n].size()); }).exact;
 }
 
+double GroupedSearch::costWithin(const std::vector<std::vector<int>> &subsets) {
+  SearchGraph graph;
+  for (int n = 0; n < costs.numNodes(); ++n) {
+    std::vector<double> cost;
+    for (int c : subsets[n])
+      cost.push_back(costs.nodeCosts(n)[c]);
+    graph.addNode(std::move(cost));
+  }
+  std::vector<EdgeBlock> blocks;
+  for (int e = 0; e < costs.numEdges(); ++e) {
+    auto [from, to] = costs.edgeEnds(e);
+    blocks.push_back({e, subsets[from], subsets[to], {}});
+  }
+  costs.fill(blocks);
+  for (EdgeBlock &b : blocks) {
+    auto [from, to] = costs.edgeEnds(b.edge);
+    graph.addEdge(from, to, std::move(b.costs));
+  }
+  SearchOptions exactOnly = options;
+  exactOnly.exactOnly = true;
+  SearchResult r = searchOptimal(graph, exactOnly);
+  return r.stats.exact ? r.cost : kInf;
+}
+
+void GroupedSearch::drop(const std::vector<ReducedNode> &nodes,
+                         const SearchResult &reduced) {
+  // The reduced graph's costs are lower bounds, so a min-marginal there
+  // bounds the true one from below. Dropping configurations in no optimal
+  // strategy keeps every optimal strategy, and the later rounds' own
+  // min-marginals only rise. A relative margin covers rounding.
+  double threshold = best + 1e-9 * std::max(1.0, std::abs(best));
+  for (int n = 0; n < costs.numNodes(); ++n) {
+    const std::vector<double> &least = reduced.minMarginals[n];
+    const ReducedNode &node = nodes[n];
+    int exact = int(node.configs.size());
+    for (int i = 0; i < exact; ++i)
+      if (least[i] > threshold)
+        dropped[n][node.configs[i]] = true;
+    const std::vector<int> &groups = costs.groups(n);
+    for (size_t s = 0; s < node.standIns.size(); ++s)
+      if (least[exact + s] > threshold)
+        for (size_t c = 0; c < groups.size(); ++c)
+          if (groups[c] == node.standIns[s])
+            dropped[n][c] = true;
+  }
+}
+
 SearchResult GroupedSearch::run() {
   SearchResult result;
   // A graph too wide for exact elimination even with stand-ins (DenseNet)
@@ -191,10 +251,34 @@ SearchResult GroupedSearch::run() {
     // While stand-ins remain, an inexact search of the reduced graph
     // would be thrown away below: it only needs to say so.
     SearchOptions roundOptions = options;
-    roundOptions.exactOnly = std::any_of(
-        nodes.begin(), nodes.end(),
-        [](const ReducedNode &n) { return !n.standIns.empty(); });
+    roundOptions.exactOnly =
+        std::any_of(nodes.begin(), nodes.end(),
+                    [](const ReducedNode &n) { return !n.standIns.empty(); });
+    roundOptions.minMarginals = roundOptions.exactOnly;
     SearchResult reduced = searchOptimal(graph, roundOptions);
+    bool picksStandIn = false;
+    for (int n = 0; n < costs.numNodes() && reduced.stats.exact; ++n)
+      picksStandIn |= reduced.choice[n] >= int(nodes[n].configs.size());
+    if (picksStandIn && !reduced.minMarginals.empty()) {
+      // The seeds' best strategy and the best within the exact
+      // configurations bound the optimum from above; every configuration
+      // whose least cost in the reduced graph exceeds that bound leaves the
+      // search. A search whose first round is exact needs no seeds.
+      for (const std::vector<std::vector<int>> &subsets :
+           seeded ? std::vector<std::vector<std::vector<int>>>{}
+                  : costs.seeds())
+        best = std::min(best, costWithin(subsets));
+      seeded = true;
+      for (int n = 0; n < costs.numNodes(); ++n)
+        std::fill(graph.nodeCost[n].begin() + nodes[n].configs.size(),
+                  graph.nodeCost[n].end(), kInf);
+      SearchOptions plain = roundOptions;
+      plain.minMarginals = false;
+      SearchResult exactPart = searchOptimal(graph, plain);
+      if (exactPart.stats.exact)
+        best = std::min(best, exactPart.cost);
+      drop(nodes, reduced);
+    }
     // Every strategy maps onto the reduced graph at no more than its cost,
     // so the reduced optimum (or the bound an inexact search reports) is a
     // lower bound of the whole problem.
@@ -239,6 +323,8 @@ SearchResult GroupedSearch::run() {
     for (int n = 0; n < costs.numNodes(); ++n) {
       result.choice.push_back(nodes[n].configs[reduced.choice[n]]);
       result.stats.exactConfigs += nodes[n].configs.size();
+      result.stats.droppedConfigs +=
+          std::count(dropped[n].begin(), dropped[n].end(), true);
       result.stats.allConfigs += costs.nodeCosts(n).size();
     }
     return result;

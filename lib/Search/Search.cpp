@@ -3,6 +3,9 @@
 #include "hd/Search/Search.h"
 #include "hd/Support/VectorClones.h"
 
+#include "MinMarginals.h"
+#include "MinPlus.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cstring>
@@ -37,9 +40,9 @@ struct Factor {
 /// configuration for every configuration of the nodes it depended on.
 struct Elimination {
   int node;
-  std::vector<int> scope;      // nodes whose choice determines `node`'s
-  std::vector<int64_t> dims;   // their configuration counts
-  std::vector<int> argmin;     // row-major over `scope`
+  std::vector<int> scope;    // nodes whose choice determines `node`'s
+  std::vector<int64_t> dims; // their configuration counts
+  std::vector<int> argmin;   // row-major over `scope`
 };
 
 class Eliminator {
@@ -86,6 +89,13 @@ private:
   std::vector<std::set<int>> adjacent;
   std::vector<bool> alive;
   std::vector<Elimination> eliminations;
+  /// With options.minMarginals: every elimination's tables, and the pairs
+  /// a series elimination has added to (EliminationStep::inDerived).
+  std::vector<EliminationStep> steps;
+  std::set<std::pair<int, int>> derived;
+  bool derivedPair(int a, int b) const {
+    return derived.count({std::min(a, b), std::max(a, b)}) > 0;
+  }
   /// The choice of the nodes left after degree <= 2 eliminations.
   std::vector<int> remainingChoice;
   /// The optimal cost of the parts of the graph already reduced away as
@@ -145,15 +155,19 @@ void Eliminator::eliminateIsolated(int j) {
   const std::vector<double> &u = unary[j];
   int best = static_cast<int>(std::min_element(u.begin(), u.end()) - u.begin());
   reducedCost += u[best]; // This part of the graph is settled.
+  if (options.minMarginals)
+    steps.push_back({EliminationStep::Isolated, j, -1, -1, u, {}, {}, {}});
   eliminations.push_back({j, {}, {}, {best}});
   alive[j] = false;
 }
 
 void Eliminator::eliminateLeaf(int j) {
   int k = *adjacent[j].begin();
+  bool inDerived = derivedPair(j, k);
   std::vector<double> e = takePair(j, k); // [cj][ck]
   int cj = configs(j), ck = configs(k);
   Elimination rec{j, {k}, {ck}, std::vector<int>(ck, 0)};
+  std::vector<double> added(ck);
   for (int b = 0; b < ck; ++b) {
     double best = kInf;
     for (int a = 0; a < cj; ++a) {
@@ -164,114 +178,40 @@ void Eliminator::eliminateLeaf(int j) {
       }
     }
     unary[k][b] += best;
+    added[b] = best;
   }
+  if (options.minMarginals)
+    steps.push_back({EliminationStep::Leaf,
+                     j,
+                     -1,
+                     k,
+                     unary[j],
+                     std::move(e),
+                     {},
+                     std::move(added),
+                     inDerived});
   eliminations.push_back(std::move(rec));
   alive[j] = false;
   ++stats.leafEliminations;
 }
 
-/// The plain loop of minPlusRows over rows [aBegin, aEnd) and columns
-/// [cBegin, cEnd): what the register tiles leave at the edges.
-[[gnu::always_inline]] inline void
-minPlusPlain(int aBegin, int aEnd, int cBegin, int cEnd, int cj, int ck,
-             const double *__restrict in, const double *__restrict self,
-             const double *__restrict out, double *__restrict merged,
-             int *__restrict argmin) {
-  for (int a = aBegin; a < aEnd; ++a) {
-    double *__restrict row = merged + static_cast<size_t>(a) * ck;
-    int *__restrict arg = argmin + static_cast<size_t>(a) * ck;
-    for (int b = 0; b < cj; ++b) {
-      double base = in[static_cast<size_t>(a) * cj + b] + self[b];
-      const double *__restrict e = out + static_cast<size_t>(b) * ck;
-      for (int c = cBegin; c < cEnd; ++c) {
-        double v = base + e[c];
-        bool better = v < row[c];
-        row[c] = better ? v : row[c];
-        arg[c] = better ? b : arg[c];
-      }
-    }
-  }
-}
-
-/// Rows [rowBegin, rowEnd) of the min-plus product that eliminates a series
-/// node: merged[a][c] = min over b of in[a][b] + self[b] + out[b][c], with
-/// argmin the first b that attains it.
-HD_VECTOR_CLONES
-static void minPlusRows(int rowBegin, int rowEnd, int cj, int ck,
-                        const double *__restrict in,
-                        const double *__restrict self,
-                        const double *__restrict out, double *__restrict merged,
-                        int *__restrict argmin) {
-  // Tiles of kRows rows by kLanes columns stay in registers for the whole
-  // loop over b, so each column strip of `out` is loaded once per kRows
-  // rows and no partial minimum goes through memory. b rises, and only a
-  // strictly smaller sum replaces: the first minimizing b, as in the plain
-  // loop.
-  using Doubles = double __attribute__((vector_size(64)));
-  using Indices = int64_t __attribute__((vector_size(64)));
-  constexpr int kRows = 4, kLanes = 8;
-  int tiledRows = rowBegin + (rowEnd - rowBegin) / kRows * kRows;
-  int tiledCols = ck / kLanes * kLanes;
-  for (int c0 = 0; c0 < tiledCols; c0 += kLanes)
-    for (int a0 = rowBegin; a0 < tiledRows; a0 += kRows) {
-      Doubles best[kRows];
-      Indices arg[kRows];
-      for (int r = 0; r < kRows; ++r) {
-        size_t at = static_cast<size_t>(a0 + r) * ck + c0;
-        for (int l = 0; l < kLanes; ++l) {
-          best[r][l] = merged[at + l];
-          arg[r][l] = argmin[at + l];
-        }
-      }
-      for (int b = 0; b < cj; ++b) {
-        Doubles e;
-        std::memcpy(&e, out + static_cast<size_t>(b) * ck + c0, sizeof e);
-        Indices index = Indices{} + b;
-        for (int r = 0; r < kRows; ++r) {
-          Doubles v = (in[static_cast<size_t>(a0 + r) * cj + b] + self[b]) + e;
-          Indices better = v < best[r];
-          best[r] = better ? v : best[r];
-          arg[r] = better ? index : arg[r];
-        }
-      }
-      for (int r = 0; r < kRows; ++r) {
-        size_t at = static_cast<size_t>(a0 + r) * ck + c0;
-        for (int l = 0; l < kLanes; ++l) {
-          merged[at + l] = best[r][l];
-          argmin[at + l] = static_cast<int>(arg[r][l]);
-        }
-      }
-    }
-  minPlusPlain(tiledRows, rowEnd, 0, tiledCols, cj, ck, in, self, out, merged,
-               argmin);
-  minPlusPlain(rowBegin, rowEnd, tiledCols, ck, cj, ck, in, self, out, merged,
-               argmin);
-}
-
 void Eliminator::eliminateSeriesNode(int j) {
   auto it = adjacent[j].begin();
   int i = *it++, k = *it;
+  bool inDerived = derivedPair(i, j), outDerived = derivedPair(j, k);
   std::vector<double> in = takePair(i, j);  // [ci][cj]
   std::vector<double> out = takePair(j, k); // [cj][ck]
   int ci = configs(i), cj = configs(j), ck = configs(k);
   std::vector<double> merged(static_cast<size_t>(ci) * ck, kInf);
-  Elimination rec{j, {i, k}, {ci, ck},
-                  std::vector<int>(static_cast<size_t>(ci) * ck, 0)};
-  // O(ci * cj * ck): split the rows over the cores when it is large.
-  unsigned threads = static_cast<int64_t>(ci) * cj * ck < (1 << 22)
-                         ? 1
-                         : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, ci);
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(minPlusRows, ci * t / threads, ci * (t + 1) / threads,
-                      cj, ck, in.data(), unary[j].data(), out.data(),
-                      merged.data(), rec.argmin.data());
-  minPlusRows(0, ci / threads, cj, ck, in.data(), unary[j].data(), out.data(),
-              merged.data(), rec.argmin.data());
-  for (std::thread &t : pool)
-    t.join();
+  Elimination rec{
+      j, {i, k}, {ci, ck}, std::vector<int>(static_cast<size_t>(ci) * ck, 0)};
+  minPlusProduct(ci, cj, ck, in.data(), unary[j].data(), out.data(),
+                 merged.data(), rec.argmin.data());
   addPair(i, k, merged);
+  derived.insert({std::min(i, k), std::max(i, k)});
+  if (options.minMarginals)
+    steps.push_back({EliminationStep::Series, j, i, k, unary[j], std::move(in),
+                     std::move(out), std::move(merged), inDerived, outDerived});
   eliminations.push_back(std::move(rec));
   alive[j] = false;
   ++stats.nodeEliminations;
@@ -378,8 +318,7 @@ Eliminator::eliminationOrder(const std::vector<Factor> &factors,
 
 /// The inner loops of minimizeOut, over one entry's configurations of x.
 HD_VECTOR_CLONES
-static void addTo(double *__restrict sum, const double *__restrict add,
-                  int n) {
+static void addTo(double *__restrict sum, const double *__restrict add, int n) {
   for (int c = 0; c < n; ++c)
     sum[c] += add[c];
 }
@@ -432,8 +371,8 @@ static Factor withLast(const Factor &f, int x) {
   return g;
 }
 
-Factor Eliminator::minimizeOut(const std::vector<const Factor *> &given,
-                               int x, std::vector<int> *argmin,
+Factor Eliminator::minimizeOut(const std::vector<const Factor *> &given, int x,
+                               std::vector<int> *argmin,
                                std::vector<double> *leastPerX) const {
   std::vector<Factor> moved;
   moved.reserve(given.size());
@@ -555,9 +494,8 @@ bool Eliminator::variableElimination(std::vector<Factor> factors,
   for (int pick : order) {
     std::vector<Factor> touching, others;
     for (Factor &f : factors)
-      (std::find(f.vars.begin(), f.vars.end(), pick) != f.vars.end()
-           ? touching
-           : others)
+      (std::find(f.vars.begin(), f.vars.end(), pick) != f.vars.end() ? touching
+                                                                     : others)
           .push_back(std::move(f));
     Elimination rec{pick, {}, {}, {}};
     std::vector<const Factor *> members;
@@ -592,9 +530,8 @@ void Eliminator::approximate(std::vector<Factor> factors,
     std::vector<Factor> &touching = buckets[i];
     std::vector<Factor> others;
     for (Factor &f : factors)
-      (std::find(f.vars.begin(), f.vars.end(), x) != f.vars.end()
-           ? touching
-           : others)
+      (std::find(f.vars.begin(), f.vars.end(), x) != f.vars.end() ? touching
+                                                                  : others)
           .push_back(std::move(f));
     std::stable_sort(touching.begin(), touching.end(),
                      [](const Factor &a, const Factor &b) {
@@ -725,9 +662,9 @@ void Eliminator::solveRemaining(std::vector<int> &choice) {
   for (int n : remaining)
     factors.push_back({{n}, {configs(n)}, unary[n]});
   for (const auto &[key, table] : pairs)
-    factors.push_back(
-        {{key.first, key.second}, {configs(key.first), configs(key.second)},
-         table});
+    factors.push_back({{key.first, key.second},
+                       {configs(key.first), configs(key.second)},
+                       table});
 
   remainingChoice.assign(graph.numNodes(), 0);
   if (space <= options.enumerationLimit) {
@@ -770,6 +707,14 @@ SearchResult Eliminator::run() {
   result.stats = stats;
   if (result.stats.exact)
     result.stats.lowerBound = result.cost;
+  if (options.minMarginals && stats.remainingNodes == 1) {
+    int last = int(std::find(alive.begin(), alive.end(), true) - alive.begin());
+    std::vector<int> counts;
+    for (int n = 0; n < graph.numNodes(); ++n)
+      counts.push_back(configs(n));
+    result.minMarginals =
+        minMarginals(steps, counts, last, unary[last], result.cost);
+  }
   return result;
 }
 

@@ -221,6 +221,7 @@ Error Planner::search() {
       stats.capacityBinds = true;
       stats.subproblems = result.stats.subproblems;
       stats.exactConfigs = stats.allConfigs; // it needed every table
+      stats.droppedConfigs = 0;
       result.stats = stats;
       if (!result.stats.exact)
         keepBestBaseline(result);

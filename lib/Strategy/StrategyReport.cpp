@@ -101,6 +101,7 @@ std::string reportToJSON(const StrategyReport &r) {
                      {"subproblems", r.search->subproblems},
                      {"rounds", r.search->rounds},
                      {"exact_configs", r.search->exactConfigs},
+                     {"dropped_configs", r.search->droppedConfigs},
                      {"all_configs", r.search->allConfigs}};
   return formatv("{0:2}", json::Value(std::move(root))).str() + "\n";
 }

@@ -69,6 +69,11 @@ public:
   /// Whether the search holds `group` of `node` exactly from its first
   /// round (by default group 0 alone).
   virtual bool startsExact(int node, int group) { return group == 0; }
+  /// Small subsets of every node's configurations (seeds()[s][n] for node
+  /// n) likely to hold a good strategy. The search first solves each
+  /// exactly: the best bounds the optimum from above from the first round
+  /// on (see drop in GroupedSearch.cpp). None by default.
+  virtual std::vector<std::vector<std::vector<int>>> seeds() { return {}; }
   /// Nodes with the same twin have the same costs and groups (a repeated
   /// block's layers); by default every node is its own.
   virtual int twinOf(int node) { return node; }

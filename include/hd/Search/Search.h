@@ -40,6 +40,11 @@ struct SearchOptions {
   /// exact, with neither a bound nor a useful choice: searchByGroups widens
   /// such a graph to every configuration anyway.
   bool exactOnly = false;
+  /// Also compute every configuration's min-marginal (SearchResult), where
+  /// node, leaf and series elimination leave one node (a series-parallel
+  /// graph). It keeps every eliminated table until the search ends, and
+  /// costs about one more pass.
+  bool minMarginals = false;
   /// searchByGroups calls it as each round starts: the round, and how many
   /// configurations it searches exactly out of all there are.
   std::function<void(int, int64_t, int64_t)> onRound;
@@ -65,16 +70,22 @@ struct SearchStats {
   bool capacityBinds = false;
   int subproblems = 0;
   /// Under searchByGroups (GroupedSearch.h): the reduced searches run, and
-  /// how many configurations the last one held exactly out of all there are.
+  /// how many configurations the last one held exactly out of all there
+  /// are, and how many it proved in no optimal strategy.
   int rounds = 0;
   int64_t exactConfigs = 0;
   int64_t allConfigs = 0;
+  int64_t droppedConfigs = 0;
 };
 
 struct SearchResult {
   std::vector<int> choice;
   double cost = 0;
   SearchStats stats;
+  /// minMarginals[n][c]: the least cost of a strategy with node n in
+  /// configuration c. Empty unless SearchOptions::minMarginals asked and
+  /// the graph allowed it.
+  std::vector<std::vector<double>> minMarginals;
 };
 
 /// Minimizes the graph's cost. The graph must validate.

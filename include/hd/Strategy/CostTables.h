@@ -63,6 +63,7 @@ public:
   double standInsBound(int e, int fromGroup, int toGroup) override;
   bool startsExact(int l, int group) override;
   int twinOf(int l) override { return twins[l]; }
+  std::vector<std::vector<std::vector<int>>> seeds() override;
 
   /// The cost of a whole choice (one candidate index per layer).
   double evaluate(const std::vector<int> &choice);
@@ -141,11 +142,11 @@ private:
   std::vector<std::vector<ParallelConfig>> candidates;
   std::vector<LayerEdge> edges;
   std::vector<std::vector<int>> edgesOf; // per layer: incident edge indices
-  std::vector<int> readers;               // per layer: edges out of it
+  std::vector<int> readers;              // per layer: edges out of it
   std::vector<std::string> nodeKeys;
   std::vector<int> twins; // per layer: the first layer with its node key
   std::vector<std::string> edgeKeys; // empty until a table is needed
-  std::vector<int> tableOf;            // per edge; empty until then
+  std::vector<int> tableOf;          // per edge; empty until then
   std::vector<Table> tables;
   std::map<std::string, std::vector<double>> nodeCache;
   /// Per layer: each candidate's group, and each group's task count.
