@@ -40,9 +40,9 @@ struct Factor {
 /// configuration for every configuration of the nodes it depended on.
 struct Elimination {
   int node;
-  std::vector<int> scope;    // nodes whose choice determines `node`'s
-  std::vector<int64_t> dims; // their configuration counts
-  std::vector<int> argmin;   // row-major over `scope`
+  std::vector<int> scope;      // nodes whose choice determines `node`'s
+  std::vector<int64_t> dims;   // their configuration counts
+  std::vector<int> argmin;     // row-major over `scope`
 };
 
 class Eliminator {

@@ -44,8 +44,7 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
     // neither shows in the signature.
     std::string inputs;
     for (const LayerInput &in : layer.inputs)
-      inputs +=
-          in.producer < 0 ? "g" : "l" + std::to_string(in.producerReaders);
+      inputs += in.producer < 0 ? "g" : "l" + std::to_string(in.producerReaders);
     nodeKeys.push_back(layer.signature + "|" + inputs + "|" +
                        candidatesKey(this->candidates[l]));
     twins.push_back(
@@ -81,7 +80,8 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
       tasks.push_back(-negTasks);
     std::vector<int> &group = groupOf.emplace_back();
     for (const ParallelConfig &c : configs)
-      group.push_back(int(std::lower_bound(keys.begin(), keys.end(), keyOf(c)) -
+      group.push_back(int(std::lower_bound(keys.begin(), keys.end(),
+                                           keyOf(c)) -
                           keys.begin()));
   }
 }
@@ -179,12 +179,11 @@ void CostTables::assignTables() {
   for (size_t e = 0; e < edges.size(); ++e) {
     auto [it, added] = ids.try_emplace(edgeKeys[e], int(tables.size()));
     if (added)
-      tables.push_back({int(e),
-                        candidates[edges[e].consumer].size(),
-                        std::vector<std::vector<double>>(
-                            candidates[edges[e].producer].size()),
-                        {},
-                        {}});
+      tables.push_back(
+          {int(e), candidates[edges[e].consumer].size(),
+           std::vector<std::vector<double>>(candidates[edges[e].producer].size()),
+           {},
+           {}});
     tableOf.push_back(it->second);
   }
 }
@@ -258,7 +257,8 @@ void CostTables::fillTable(Table &t, const std::vector<int> &rows,
       if (!std::isnan(row[missing[j]]))
         continue;
       if (!grid)
-        grid = producerGrid(producer.shape, candidates[edge.producer][rows[i]],
+        grid = producerGrid(producer.shape,
+                            candidates[edge.producer][rows[i]],
                             model.getMachine().devicesPerNode);
       row[missing[j]] = model.transferCost(*grid, column(j)).ms;
     }
@@ -348,8 +348,8 @@ double CostTables::evaluate(const std::vector<int> &choice) {
   for (size_t l = 0; l < graph.layers.size(); ++l)
     total += nodeCost(int(l), choice[l]);
   for (size_t e = 0; e < edges.size(); ++e)
-    total +=
-        edgeCost(int(e), choice[edges[e].producer], choice[edges[e].consumer]);
+    total += edgeCost(int(e), choice[edges[e].producer],
+                      choice[edges[e].consumer]);
   return total;
 }
 
@@ -404,8 +404,9 @@ readPrefix(const std::vector<int64_t> &shape,
       for (const Range &r : tiles->ranges[d])
         if (!r.empty())
           mine.push_back(r);
-      std::sort(mine.begin(), mine.end(),
-                [](const Range &x, const Range &y) { return x.lo < y.lo; });
+      std::sort(mine.begin(), mine.end(), [](const Range &x, const Range &y) {
+        return x.lo < y.lo;
+      });
       std::vector<Range> merged;
       for (const Range &r : mine)
         if (!merged.empty() && r.lo <= merged.back().hi)
@@ -523,9 +524,9 @@ void CostTables::prepareBounds(Table &t,
       bounds[rowGroup[p]] =
           std::min(bounds[rowGroup[p]], misaligned[p * cols.size() + c]);
     for (size_t g = 0; g < rowTasks.size(); ++g)
-      bounds[g] = std::max(
-          bounds[g], model.transferLowerBoundMs(colVolumes[c], rowTasks[g],
-                                                colTiles[c].largestBox));
+      bounds[g] = std::max(bounds[g], model.transferLowerBoundMs(
+                                          colVolumes[c], rowTasks[g],
+                                          colTiles[c].largestBox));
   });
   // Two groups: the least of either side's group bound over the other's
   // members (each already at least the least over member pairs of the
@@ -550,7 +551,8 @@ void CostTables::prepareBounds(Table &t,
   t.boundsReady = true;
 }
 
-double CostTables::groupBound(int e, bool groupAtFrom, int group, int config) {
+double CostTables::groupBound(int e, bool groupAtFrom, int group,
+                              int config) {
   assignTables();
   Table &t = tables[tableOf[e]];
   prepareBounds(t);

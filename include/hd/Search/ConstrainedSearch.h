@@ -1,5 +1,4 @@
-//===- ConstrainedSearch.h - the fastest choice within a capacity -*- C++
-//-*-===//
+//===- ConstrainedSearch.h - the fastest choice within a capacity -*- C++ -*-===//
 //
 // Plain C++, like the search it drives. Each choice has a time (the search
 // graph's cost) and a memory (a second graph of the same nodes,
