@@ -264,10 +264,9 @@ SearchResult GroupedSearch::run() {
       // configurations bound the optimum from above; every configuration
       // whose least cost in the reduced graph exceeds that bound leaves the
       // search. A search whose first round is exact needs no seeds.
-      for (const std::vector<std::vector<int>> &subsets :
-           seeded ? std::vector<std::vector<std::vector<int>>>{}
-                  : costs.seeds())
-        best = std::min(best, costWithin(subsets));
+      if (!seeded)
+        for (const std::vector<std::vector<int>> &subsets : costs.seeds())
+          best = std::min(best, costWithin(subsets));
       seeded = true;
       for (int n = 0; n < costs.numNodes(); ++n)
         std::fill(graph.nodeCost[n].begin() + nodes[n].configs.size(),
