@@ -16,15 +16,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::vector<double> transposed(const std::vector<double> &t, int rows,
-                               int cols) {
-  std::vector<double> out(t.size());
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c)
-      out[size_t(c) * rows + r] = t[size_t(r) * cols + c];
-  return out;
-}
-
 /// What the rest of the graph adds to a table `own` whose pairwise
 /// min-marginal is `whole`: the difference, infinite where `own` is (no
 /// strategy goes through there).
@@ -66,14 +57,14 @@ minMarginals(const std::vector<EliminationStep> &steps,
       ++readers[keyOf(s.i, s.k)];
   auto store = [&](int a, int b, std::vector<double> table) {
     pairs[keyOf(a, b)] =
-        a < b ? std::move(table) : transposed(table, configs[a], configs[b]);
+        a < b ? std::move(table) : transposedTable(table, configs[a], configs[b]);
   };
   auto read = [&](int a, int b) { // oriented [a][b]
     Key key = keyOf(a, b);
     auto it = pairs.find(key);
     assert(it != pairs.end() && "a pair read before its consumer stored it");
     std::vector<double> t =
-        a < b ? it->second : transposed(it->second, configs[b], configs[a]);
+        a < b ? it->second : transposedTable(it->second, configs[b], configs[a]);
     if (--readers[key] == 0)
       pairs.erase(it);
     return t;
@@ -109,7 +100,7 @@ minMarginals(const std::vector<EliminationStep> &steps,
       // the node's own comes from either.
       if (s->inDerived || !s->outDerived) {
         std::vector<double> pair =
-            minPlus(rest, transposed(s->out, cj, ck), ci, ck, cj);
+            minPlus(rest, transposedTable(s->out, cj, ck), ci, ck, cj);
         mine.assign(cj, kInf);
         for (int a = 0; a < ci; ++a)
           for (int b = 0; b < cj; ++b) {
@@ -122,7 +113,7 @@ minMarginals(const std::vector<EliminationStep> &steps,
       }
       if (s->outDerived) {
         std::vector<double> pair =
-            minPlus(transposed(s->in, ci, cj), rest, cj, ci, ck);
+            minPlus(transposedTable(s->in, ci, cj), rest, cj, ci, ck);
         bool own = mine.empty();
         if (own)
           mine.assign(cj, kInf);

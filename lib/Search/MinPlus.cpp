@@ -93,6 +93,15 @@ void minPlusRows(int rowBegin, int rowEnd, int cj, int ck,
 
 } // namespace
 
+std::vector<double> transposedTable(const std::vector<double> &t, int rows,
+                                    int cols) {
+  std::vector<double> out(t.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      out[size_t(c) * rows + r] = t[size_t(r) * cols + c];
+  return out;
+}
+
 void minPlusProduct(int ci, int cj, int ck, const double *in,
                     const double *self, const double *out, double *merged,
                     int *argmin) {

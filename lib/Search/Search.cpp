@@ -89,8 +89,9 @@ private:
   std::vector<std::set<int>> adjacent;
   std::vector<bool> alive;
   std::vector<Elimination> eliminations;
-  /// With options.minMarginals: every elimination's tables, and the pairs
-  /// a series elimination has added to (EliminationStep::inDerived).
+  /// With options.minMarginals (else empty): every elimination's tables,
+  /// and the pairs a series elimination has added to
+  /// (EliminationStep::inDerived).
   std::vector<EliminationStep> steps;
   std::set<std::pair<int, int>> derived;
   bool derivedPair(int a, int b) const {
@@ -141,14 +142,7 @@ std::vector<double> Eliminator::takePair(int a, int b) {
   pairs.erase(it);
   adjacent[a].erase(b);
   adjacent[b].erase(a);
-  if (!transposed)
-    return t;
-  int ca = configs(a), cb = configs(b);
-  std::vector<double> out(t.size());
-  for (int i = 0; i < ca; ++i)
-    for (int j = 0; j < cb; ++j)
-      out[static_cast<size_t>(i) * cb + j] = t[static_cast<size_t>(j) * ca + i];
-  return out;
+  return transposed ? transposedTable(t, configs(b), configs(a)) : t;
 }
 
 void Eliminator::eliminateIsolated(int j) {
@@ -208,10 +202,11 @@ void Eliminator::eliminateSeriesNode(int j) {
   minPlusProduct(ci, cj, ck, in.data(), unary[j].data(), out.data(),
                  merged.data(), rec.argmin.data());
   addPair(i, k, merged);
-  derived.insert({std::min(i, k), std::max(i, k)});
-  if (options.minMarginals)
+  if (options.minMarginals) {
+    derived.insert({std::min(i, k), std::max(i, k)});
     steps.push_back({EliminationStep::Series, j, i, k, unary[j], std::move(in),
                      std::move(out), std::move(merged), inDerived, outDerived});
+  }
   eliminations.push_back(std::move(rec));
   alive[j] = false;
   ++stats.nodeEliminations;
