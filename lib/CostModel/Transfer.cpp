@@ -196,8 +196,9 @@ static void addOverlapVolumes(size_t rank, int64_t n,
 
 /// out[t] = scale * the product over dims d of factor[d][coordinate d of
 /// task t], for the first n tasks of a row-major grid of these degrees (n
-/// a multiple of every degree but the first's): their Kronecker product,
-/// built innermost dim first so that each step scales a contiguous block.
+/// a multiple of every degree inner to the outermost one it splits, which
+/// it holds a prefix of): their Kronecker product, built innermost dim
+/// first so that each step scales a contiguous block.
 HD_VECTOR_CLONES
 static void gridProducts(const std::vector<int64_t> &degrees,
                          const std::vector<const double *> &factor, int64_t n,
@@ -205,7 +206,7 @@ static void gridProducts(const std::vector<int64_t> &degrees,
   out[0] = scale;
   int64_t block = 1;
   for (size_t d = degrees.size(); d-- > 0;) {
-    int64_t count = d == 0 ? n / block : degrees[d];
+    int64_t count = std::min(degrees[d], n / block);
     const double *__restrict f = factor[d];
     // Copies 1.. from the block, then the block itself becomes copy 0.
     for (int64_t k = count - 1; k > 0; --k) {
@@ -745,16 +746,27 @@ ConsumerTiles consumerTiles(const Layer &consumer, unsigned operand,
 int64_t identicalSlabs(const ProducerGrid &grid, const ConsumerTiles &tiles,
                        int64_t perNode) {
   int64_t P = grid.config.tasks(), Q = int64_t(tiles.boxes.size());
-  if (!tiles.separable || P != Q || tiles.coordOf.empty() ||
-      tiles.coordOf[0] != 0)
+  const std::vector<int64_t> &pd = grid.config.degrees, &cd = tiles.degrees;
+  if (!tiles.separable || P != Q || tiles.coordOf.empty())
     return 1;
-  int64_t size = grid.shape[0], pn = grid.config.degrees[0],
-          qn = tiles.degrees[0];
+  // Dims that neither grid splits leave the row-major task order as it
+  // is: the slabs come from the outermost dim that either splits (the
+  // batch, or the channels of a layer that splits no batch).
+  size_t k = 0;
+  while (k < pd.size() && pd[k] == 1 &&
+         (tiles.coordOf[k] < 0 || cd[tiles.coordOf[k]] == 1))
+    ++k;
+  if (k == pd.size() || tiles.coordOf[k] < 0)
+    return 1;
+  int j = tiles.coordOf[k];
+  if (std::any_of(cd.begin(), cd.begin() + j, [](int64_t d) { return d > 1; }))
+    return 1;
+  int64_t size = grid.shape[k], pn = pd[k], qn = cd[j];
   if (size % pn != 0 || size % qn != 0 ||
-      int64_t(tiles.ranges[0].size()) != qn)
+      int64_t(tiles.ranges[k].size()) != qn)
     return 1;
   for (int64_t v = 0; v < qn; ++v)
-    if (tiles.ranges[0][v] != blockPart(size, qn, v))
+    if (tiles.ranges[k][v] != blockPart(size, qn, v))
       return 1;
   int64_t slabs = std::gcd(pn, qn);
   while (slabs > 1 && (pn % slabs != 0 || qn % slabs != 0 ||

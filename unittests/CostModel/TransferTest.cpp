@@ -251,7 +251,8 @@ TEST(Transfer, SeparableLoadsMatchEnumeration) {
   EXPECT_GE(mergedBoxes, 300);
 }
 
-// Where both layers split the batch, the devices fall into slabs that move
+// Where both layers split the batch (or, splitting no batch, the channels
+// of a layer that reads its own), the devices fall into slabs that move
 // data only among themselves, and the peaks come from the first slab alone.
 // They must equal enumeration's, with nodes that hold several slabs and
 // slabs that span several nodes.
@@ -259,6 +260,7 @@ TEST(Transfer, PeaksFromTheFirstSlabMatchEnumeration) {
   std::mt19937 rng(11);
   std::vector<int64_t> shape = {16, 8, 9, 6};
   std::map<int64_t, int> bySlabs;
+  int channelSlabs = 0;
   for (auto [nodes, perNode] : std::vector<std::pair<int, int>>{
            {1, 16}, {2, 8}, {4, 4}, {8, 2}, {16, 1}, {6, 3}}) {
     Machine m = testMachine(nodes, perNode);
@@ -278,7 +280,9 @@ TEST(Transfer, PeaksFromTheFirstSlabMatchEnumeration) {
         const ParallelConfig &cc = ccs[rng() % ccs.size()];
         ConsumerTiles tiles = consumerTiles(consumer, 0, cc, perNode);
         ProducerGrid grid = producerGrid(shape, pc, perNode);
-        ++bySlabs[identicalSlabs(grid, tiles, perNode)];
+        int64_t slabs = identicalSlabs(grid, tiles, perNode);
+        ++bySlabs[slabs];
+        channelSlabs += slabs > 1 && pc.degrees[0] == 1;
         TransferLoads slow;
         transferLoads(m, grid, tiles, false, slow);
         TransferPeaks want = peaksOf(slow), got = transferPeaks(m, grid, tiles);
@@ -294,6 +298,7 @@ TEST(Transfer, PeaksFromTheFirstSlabMatchEnumeration) {
   EXPECT_GE(bySlabs[1], 100);
   EXPECT_GE(bySlabs[2] + bySlabs[4], 100);
   EXPECT_GE(bySlabs[8] + bySlabs[16], 20);
+  EXPECT_GE(channelSlabs, 20);
 }
 
 TEST(Transfer, LinearAfterFlattenReplicatesFeatures) {

@@ -105,9 +105,11 @@ ProducerGrid producerGrid(const std::vector<int64_t> &shape,
 
 /// How many identical slabs a transfer falls into, of which the first (a
 /// prefix of the devices) stands for all in the peaks. The outermost dim
-/// comes first in both grids' row-major order, so where both split it into
-/// equal parts over as many tasks and each consumer task reads its own part
-/// of it (every layer but a flattening one), the devices fall into slabs of
+/// that either grid splits (the batch, or the channels where neither
+/// splits the batch) comes first in both grids' row-major order, so where
+/// both split it into equal parts over as many tasks and each consumer
+/// task reads its own part of it (every layer but a flattening one; for
+/// channels, an elementwise one), the devices fall into slabs of
 /// consecutive tasks that move data only among themselves: as many as the
 /// two degrees' greatest common divisor, less where a slab would straddle
 /// a node boundary. 1 where there is no such structure.
