@@ -31,6 +31,9 @@ double GroupedCosts::standInsBound(int edge, int fromGroup, int toGroup) {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/// How close (relatively) the lower bound must come to the best strategy
+/// known before the exact part's own optimum is searched each round.
+constexpr double kExactPartGap = 0.02;
 
 /// One node of a reduced graph: the configurations searched exactly, then
 /// one stand-in per group that has not joined them.
@@ -268,14 +271,22 @@ SearchResult GroupedSearch::run() {
         for (const std::vector<std::vector<int>> &subsets : costs.seeds())
           best = std::min(best, costWithin(subsets));
       seeded = true;
-      for (int n = 0; n < costs.numNodes(); ++n)
-        std::fill(graph.nodeCost[n].begin() + nodes[n].configs.size(),
-                  graph.nodeCost[n].end(), kInf);
-      SearchOptions plain = roundOptions;
-      plain.minMarginals = false;
-      SearchResult exactPart = searchOptimal(graph, plain);
-      if (exactPart.stats.exact)
-        best = std::min(best, exactPart.cost);
+      // The exact part's optimum costs a search as large as the round's.
+      // While the lower bound is far below the best strategy known, a
+      // slightly better one hardly changes what drops: it is searched
+      // while none is known, and once the bound comes within 2%. On
+      // Inception-v3 at 1024 devices that skips it in the 20 most
+      // expensive rounds.
+      if (best == kInf || reduced.cost >= (1 - kExactPartGap) * best) {
+        for (int n = 0; n < costs.numNodes(); ++n)
+          std::fill(graph.nodeCost[n].begin() + nodes[n].configs.size(),
+                    graph.nodeCost[n].end(), kInf);
+        SearchOptions plain = roundOptions;
+        plain.minMarginals = false;
+        SearchResult exactPart = searchOptimal(graph, plain);
+        if (exactPart.stats.exact)
+          best = std::min(best, exactPart.cost);
+      }
       drop(nodes, reduced);
     }
     // Every strategy maps onto the reduced graph at no more than its cost,

@@ -19,12 +19,12 @@
 //      repeats. Before that, every configuration and stand-in whose
 //      min-marginal in the reduced graph (the least cost of a strategy
 //      through it, a lower bound of the true one) exceeds a real
-//      strategy's cost (seeds(), and the best within the exact part) is
-//      in no optimal strategy: it leaves the search for good. The search
-//      ends at the latest when every group has joined or left, which is
-//      the full search. A reduced graph too wide for exact elimination
-//      joins every group at once: its heuristic choice would pick
-//      stand-ins round after round.
+//      strategy's cost (seeds(), and the best within the exact part once
+//      the lower bound nears the best known) is in no optimal strategy: it
+//      leaves the search for good. The search ends at the latest when
+//      every group has joined or left, which is the full search. A
+//      reduced graph too wide for exact elimination joins every group at
+//      once: its heuristic choice would pick stand-ins round after round.
 // The result is as exact as searchOptimal on the reduced graphs: exact
 // where they eliminate exactly, otherwise with the lower bound they report.
 //
