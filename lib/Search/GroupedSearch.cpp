@@ -275,8 +275,8 @@ SearchResult GroupedSearch::run() {
       // While the lower bound is far below the best strategy known, a
       // slightly better one hardly changes what drops: it is searched
       // while none is known, and once the bound comes within 2%. On
-      // Inception-v3 at 1024 devices that skips it in the 20 most
-      // expensive rounds.
+      // Inception-v3 at 1024 devices that skips it in the first 19
+      // rounds, the most expensive ones.
       if (best == kInf || reduced.cost >= (1 - kExactPartGap) * best) {
         for (int n = 0; n < costs.numNodes(); ++n)
           std::fill(graph.nodeCost[n].begin() + nodes[n].configs.size(),
