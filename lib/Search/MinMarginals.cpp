@@ -56,18 +56,19 @@ minMarginals(const std::vector<EliminationStep> &steps,
     if (s.kind == EliminationStep::Series)
       ++readers[keyOf(s.i, s.k)];
   auto store = [&](int a, int b, std::vector<double> table) {
-    pairs[keyOf(a, b)] =
-        a < b ? std::move(table) : transposedTable(table, configs[a], configs[b]);
+    pairs[keyOf(a, b)] = a < b ? std::move(table)
+                               : transposedTable(table, configs[a], configs[b]);
   };
   auto read = [&](int a, int b) { // oriented [a][b]
     Key key = keyOf(a, b);
     auto it = pairs.find(key);
     assert(it != pairs.end() && "a pair read before its consumer stored it");
-    std::vector<double> t =
-        a < b ? it->second : transposedTable(it->second, configs[b], configs[a]);
-    if (--readers[key] == 0)
+    // The last reader takes the table rather than a copy.
+    bool last = --readers[key] == 0;
+    std::vector<double> t = last ? std::move(it->second) : it->second;
+    if (last)
       pairs.erase(it);
-    return t;
+    return a < b ? t : transposedTable(t, configs[b], configs[a]);
   };
 
   marginals[last] = lastUnary;
