@@ -36,7 +36,6 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
                        std::vector<std::vector<ParallelConfig>> candidates)
     : model(model), graph(graph), candidates(std::move(candidates)),
       edgesOf(graph.layers.size()), readers(graph.layers.size(), 0) {
-  std::map<std::string, int> firstWithKey;
   for (size_t l = 0; l < graph.layers.size(); ++l) {
     const Layer &layer = graph.layers[l];
     // A layer fed only by graph inputs skips its backward-data pass, and
@@ -47,8 +46,6 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
       inputs += in.producer < 0 ? "g" : "l" + std::to_string(in.producerReaders);
     nodeKeys.push_back(layer.signature + "|" + inputs + "|" +
                        candidatesKey(this->candidates[l]));
-    twins.push_back(
-        firstWithKey.try_emplace(nodeKeys.back(), int(l)).first->second);
     for (unsigned i = 0; i < layer.inputs.size(); ++i) {
       int p = layer.inputs[i].producer;
       if (p < 0)
@@ -528,26 +525,25 @@ void CostTables::prepareBounds(Table &t,
                                           colVolumes[c], rowTasks[g],
                                           colTiles[c].largestBox));
   });
-  // Two groups: the least of either side's group bound over the other's
-  // members (each already at least the least over member pairs of the
-  // position-free bound).
-  t.standIns.assign(rowTasks.size(),
-                    std::vector<double>(colTasks.size(), kInf));
-  std::vector<std::vector<double>> fromSide(
-      rowTasks.size(), std::vector<double>(colTasks.size(), kInf));
+  // A group against a group of the other side: the least of the first's
+  // bound over the second's members, each way. A configuration against a
+  // group is also bounded by its own group against that group, taken
+  // from the other side (groupBound); without that, a group's members
+  // could fall below the stand-in they replace when it joins the exact
+  // part.
+  t.fromProducer.assign(rowTasks.size(),
+                        std::vector<double>(colTasks.size(), kInf));
+  t.fromConsumer = t.fromProducer;
   for (size_t p = 0; p < rows.size(); ++p)
     for (size_t g = 0; g < colTasks.size(); ++g) {
-      double &s = fromSide[rowGroup[p]][g];
+      double &s = t.fromProducer[rowGroup[p]][g];
       s = std::min(s, t.vsRow[p][g]);
     }
   for (size_t c = 0; c < cols.size(); ++c)
     for (size_t g = 0; g < rowTasks.size(); ++g) {
-      double &s = t.standIns[g][colGroup[c]];
+      double &s = t.fromConsumer[g][colGroup[c]];
       s = std::min(s, t.vsCol[c][g]);
     }
-  for (size_t g = 0; g < rowTasks.size(); ++g)
-    for (size_t h = 0; h < colTasks.size(); ++h)
-      t.standIns[g][h] = std::max(t.standIns[g][h], fromSide[g][h]);
   t.boundsReady = true;
 }
 
@@ -556,26 +552,40 @@ double CostTables::groupBound(int e, bool groupAtFrom, int group,
   assignTables();
   Table &t = tables[tableOf[e]];
   prepareBounds(t);
-  return groupAtFrom ? t.vsCol[config][group] : t.vsRow[config][group];
+  const LayerEdge &edge = edges[e];
+  if (groupAtFrom)
+    return std::max(t.vsCol[config][group],
+                    t.fromProducer[group][groupOf[edge.consumer][config]]);
+  return std::max(t.vsRow[config][group],
+                  t.fromConsumer[groupOf[edge.producer][config]][group]);
 }
 
 double CostTables::standInsBound(int e, int fromGroup, int toGroup) {
   assignTables();
   Table &t = tables[tableOf[e]];
   prepareBounds(t);
-  return t.standIns[fromGroup][toGroup];
+  return std::max(t.fromProducer[fromGroup][toGroup],
+                  t.fromConsumer[fromGroup][toGroup]);
 }
 
 bool CostTables::startsExact(int l, int group) {
-  // Every configuration on all the devices a layer can use: the fastest
-  // plans use them, and the first round's optimum is then close enough
-  // that few groups open later (fewer rounds than opening group 0 alone).
   // A layer whose groups have two members or fewer on average (a
   // fully-connected layer's n x c splits: one per task count and channel
   // degree) gains nothing from stand-ins: it is exact whole, rather than
   // opening one group a round at the end of the search.
-  return candidates[l].size() <= 2 * groupTasks[l].size() ||
-         groupTasks[l][group] == groupTasks[l][0];
+  if (candidates[l].size() <= 2 * groupTasks[l].size())
+    return true;
+  // On a few devices a round costs more than the tables of the groups on
+  // the most devices, and the fastest plans use them: they start exact
+  // (Inception-v3 on 16 devices, one round and 170 ms against 6 rounds
+  // and 245 ms). On more, their tables get filled against every group
+  // that joins later: from 64 devices on, every group starts as a
+  // stand-in (Inception-v3 on 1024 devices, 51,528 configurations exact
+  // in the first round against 328, 52 s against 23 s; on 64 devices,
+  // 0.9 against 0.7 s; even at 32).
+  constexpr int64_t kMostTasksExactUpTo = 32;
+  return groupTasks[l][group] == groupTasks[l][0] &&
+         groupTasks[l][0] <= kMostTasksExactUpTo;
 }
 
 std::vector<std::vector<std::vector<int>>> CostTables::seeds() {
@@ -710,14 +720,13 @@ CostTables::runnersUp(const std::vector<int> &choice) {
     // the search never filled are mostly ruled out without their tables.
     auto atLeast = [&](int c) {
       double v = nodeCost(l, c);
-      if (groupOf[l][c] > 0)
-        for (int e : edgesOf[l]) {
-          const LayerEdge &edge = edges[e];
-          bool producer = edge.producer == static_cast<int>(l);
-          v += groupBound(e, producer, groupOf[l][c],
-                          producer ? choice[edge.consumer]
-                                   : choice[edge.producer]);
-        }
+      for (int e : edgesOf[l]) {
+        const LayerEdge &edge = edges[e];
+        bool producer = edge.producer == static_cast<int>(l);
+        v += groupBound(e, producer, groupOf[l][c],
+                        producer ? choice[edge.consumer]
+                                 : choice[edge.producer]);
+      }
       return v;
     };
     std::vector<std::pair<double, int>> order;

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 using namespace hd;
 
@@ -191,6 +192,27 @@ TEST(CostTables, GroupBoundsNeverExceedTheirMembers) {
             ++checked;
             positive += bound > 0;
           }
+      }
+    }
+    // Two groups against each other: at most their least member pair.
+    for (int e = 0; e < tables.numEdges(); ++e) {
+      auto [from, to] = tables.edgeEnds(e);
+      const std::vector<int> &fromGroups = tables.groups(from);
+      const std::vector<int> &toGroups = tables.groups(to);
+      std::map<std::pair<int, int>, double> least;
+      for (size_t p = 0; p < fromGroups.size(); ++p)
+        for (size_t c = 0; c < toGroups.size(); ++c) {
+          auto [it, added] = least.try_emplace(
+              {fromGroups[p], toGroups[c]}, tables.edgeCost(e, p, c));
+          it->second = std::min(it->second, tables.edgeCost(e, p, c));
+        }
+      for (auto [groups, cost] : least) {
+        double bound = tables.standInsBound(e, groups.first, groups.second);
+        EXPECT_LE(bound, cost * (1 + 1e-12))
+            << g.layers[from].name << " -> " << g.layers[to].name
+            << ": groups " << groups.first << " and " << groups.second;
+        ++checked;
+        positive += bound > 0;
       }
     }
     EXPECT_GT(checked, 2000);

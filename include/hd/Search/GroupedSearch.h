@@ -6,22 +6,20 @@
 // configurations run the layer on fewer devices and never win. This search
 // proves so without computing their tables:
 //   1. Every node's configurations come in groups. Some (by default group
-//      0) are searched exactly from the start; each other group stands in
-//      as one configuration whose costs are lower bounds for every member:
+//      0; startsExact) are searched exactly from the start; each other
+//      group stands in as one configuration whose costs are lower bounds for every member:
 //      its node cost is the members' least, its edge costs come from
 //      GroupedCosts::standInsBound (0 where two groups meet).
 //   2. The optimum of that reduced graph is a lower bound for the whole
 //      problem. If it picks no stand-in, it is a real strategy with that
 //      cost: optimal.
 //   3. Otherwise the groups it picked join the exact part (their tables are
-//      filled), at their nodes and at those nodes' twins (a repeated
-//      block's layers, which tend to want the same), and the search
-//      repeats. Before that, every configuration and stand-in whose
-//      min-marginal in the reduced graph (the least cost of a strategy
-//      through it, a lower bound of the true one) exceeds a real
-//      strategy's cost (seeds(), and the best within the exact part once
-//      the lower bound nears the best known) is in no optimal strategy: it
-//      leaves the search for good. The search ends at the latest when
+//      filled) and the search repeats. Before that, every configuration
+//      and stand-in whose min-marginal in the reduced graph (the least
+//      cost of a strategy through it, a lower bound of the true one)
+//      exceeds a real strategy's cost (seeds(), and the best within the
+//      exact part once the lower bound nears the best known) is in no
+//      optimal strategy: it leaves the search for good. The search ends at the latest when
 //      every group has joined or left, which is the full search. A
 //      reduced graph too wide for exact elimination joins every group at
 //      once: its heuristic choice would pick stand-ins round after round.
@@ -79,9 +77,6 @@ public:
   /// exactly: the best bounds the optimum from above from the first round
   /// on (see drop in GroupedSearch.cpp). None by default.
   virtual std::vector<std::vector<std::vector<int>>> seeds() { return {}; }
-  /// Nodes with the same twin have the same costs and groups (a repeated
-  /// block's layers); by default every node is its own.
-  virtual int twinOf(int node) { return node; }
 };
 
 /// Minimizes the graph's cost, filling only the tables it needs.

@@ -8,8 +8,9 @@
 // computed once, on every core, and only as far as the search asks.
 //
 // For the grouped search (GroupedSearch.h) a layer's configurations are
-// grouped by task count and channel degree, most tasks first; the groups on
-// the most devices are searched exactly from the start. A group that runs
+// grouped by task count and channel degree, most tasks first; on more than
+// 32 devices each starts as one stand-in and is searched exactly once
+// picked (startsExact). A group that runs
 // on k devices leaves devices k and above idle, which bounds its transfers
 // from below without computing them: a consumer task there must receive its
 // whole box, and a producer task there must send every element the
@@ -62,7 +63,6 @@ public:
   double groupBound(int e, bool groupAtFrom, int group, int config) override;
   double standInsBound(int e, int fromGroup, int toGroup) override;
   bool startsExact(int l, int group) override;
-  int twinOf(int l) override { return twins[l]; }
   std::vector<std::vector<std::vector<int>>> seeds() override;
 
   /// The cost of a whole choice (one candidate index per layer).
@@ -101,10 +101,13 @@ private:
     std::vector<std::vector<double>> rows;
     /// Lower bounds of the grouped search (groupBound, standInsBound),
     /// all computed at once when the first is asked for: per producer
-    /// candidate, one per consumer group; per consumer candidate, one per
-    /// producer group; per pair of groups.
+    /// candidate, one per consumer group (vsRow); per consumer candidate,
+    /// one per producer group (vsCol); per pair of producer and consumer
+    /// groups, the least of vsRow over the producer group's members
+    /// (fromProducer) and of vsCol over the consumer group's
+    /// (fromConsumer).
     bool boundsReady = false;
-    std::vector<std::vector<double>> vsRow, vsCol, standIns;
+    std::vector<std::vector<double>> vsRow, vsCol, fromProducer, fromConsumer;
   };
 
   /// The columns of `cols` that some row of `rows` of `t` has yet to
@@ -144,7 +147,6 @@ private:
   std::vector<std::vector<int>> edgesOf; // per layer: incident edge indices
   std::vector<int> readers;              // per layer: edges out of it
   std::vector<std::string> nodeKeys;
-  std::vector<int> twins; // per layer: the first layer with its node key
   std::vector<std::string> edgeKeys; // empty until a table is needed
   std::vector<int> tableOf;          // per edge; empty until then
   std::vector<Table> tables;
