@@ -7,9 +7,10 @@
 // proves so without computing their tables:
 //   1. Every node's configurations come in groups. Some (by default group
 //      0; startsExact) are searched exactly from the start; each other
-//      group stands in as one configuration whose costs are lower bounds for every member:
-//      its node cost is the members' least, its edge costs come from
-//      GroupedCosts::standInsBound (0 where two groups meet).
+//      group stands in as one configuration whose costs are lower bounds
+//      for every member: its node cost is the members' least, its edge
+//      costs come from GroupedCosts::standInsBound (0 where two groups
+//      meet).
 //   2. The optimum of that reduced graph is a lower bound for the whole
 //      problem. If it picks no stand-in, it is a real strategy with that
 //      cost: optimal.
@@ -19,10 +20,11 @@
 //      cost of a strategy through it, a lower bound of the true one)
 //      exceeds a real strategy's cost (seeds(), and the best within the
 //      exact part once the lower bound nears the best known) is in no
-//      optimal strategy: it leaves the search for good. The search ends at the latest when
-//      every group has joined or left, which is the full search. A
-//      reduced graph too wide for exact elimination joins every group at
-//      once: its heuristic choice would pick stand-ins round after round.
+//      optimal strategy: it leaves the search for good. The search ends
+//      at the latest when every group has joined or left, which is the
+//      full search. A reduced graph too wide for exact elimination joins
+//      every group at once: its heuristic choice would pick stand-ins
+//      round after round.
 // The result is as exact as searchOptimal on the reduced graphs: exact
 // where they eliminate exactly, otherwise with the lower bound they report.
 //
