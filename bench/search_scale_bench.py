@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """How the layer-wise search grows with the device count: every zoo model at
-a global batch of 8192 on 16, 64, 256 and 1024 devices of 8-GPU H200 nodes
-(`h200-node`'s figures, more nodes), the wall time and peak memory of
+a global batch of 8192 on 16, 64, 256, 1024 and 2048 devices of 8-GPU H200
+nodes (`h200-node`'s figures, more nodes), the wall time and peak memory of
 `hd-opt --layerwise-parallelize`, whether the result is exact, and the
 predicted speedup over data parallelism. A run longer than the time limit is
 stopped and recorded as such. Then DenseNet-121, the graph that
@@ -22,7 +22,7 @@ import time
 from mpi_bench import ROOT, host, least_memory, write_section
 
 MODELS = ["alexnet", "vgg16", "resnet50", "inception_v3"]
-DEVICES = [16, 64, 256, 1024]
+DEVICES = [16, 64, 256, 1024, 2048]
 BATCH = 8192
 # The issue's goals on a 2-core machine, seconds.
 GOALS = {("resnet50", 256): 3, ("inception_v3", 1024): 60,
