@@ -577,12 +577,12 @@ bool CostTables::startsExact(int l, int group) {
     return true;
   // On a few devices a round costs more than the tables of the groups on
   // the most devices, and the fastest plans use them: they start exact
-  // (Inception-v3 on 16 devices, one round and 170 ms against 6 rounds
-  // and 245 ms). On more, their tables get filled against every group
-  // that joins later: from 64 devices on, every group starts as a
-  // stand-in (Inception-v3 on 1024 devices, 51,528 configurations exact
-  // in the first round against 328, 52 s against 23 s; on 64 devices,
-  // 0.9 against 0.7 s; even at 32).
+  // (Inception-v3 on 16 devices: one round and 170 ms against 6 rounds
+  // and 245 ms; on 32, 315 against 343 ms). On more, their tables get
+  // filled against every group that joins later, and every group starts
+  // as a stand-in (Inception-v3 on 64 devices: 0.7 against 0.9 s; on
+  // 1024, 328 configurations exact in the first round against 51,528, and
+  // 23 against 52 s).
   constexpr int64_t kMostTasksExactUpTo = 32;
   return groupTasks[l][group] == groupTasks[l][0] &&
          groupTasks[l][0] <= kMostTasksExactUpTo;

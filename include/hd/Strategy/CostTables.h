@@ -10,11 +10,11 @@
 // For the grouped search (GroupedSearch.h) a layer's configurations are
 // grouped by task count and channel degree, most tasks first; on more than
 // 32 devices each starts as one stand-in and is searched exactly once
-// picked (startsExact). A group that runs
-// on k devices leaves devices k and above idle, which bounds its transfers
-// from below without computing them: a consumer task there must receive its
-// whole box, and a producer task there must send every element the
-// consumer reads. A table's bounds are computed together, on every core.
+// picked (startsExact). A group that runs on k devices leaves devices k and
+// above idle, which bounds its transfers from below without computing
+// them: a consumer task there must receive its whole box, and a producer
+// task there must send every element the consumer reads. A table's bounds
+// are computed together, on every core.
 //
 //===----------------------------------------------------------------------===//
 
