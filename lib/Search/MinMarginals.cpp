@@ -63,12 +63,19 @@ minMarginals(const std::vector<EliminationStep> &steps,
     Key key = keyOf(a, b);
     auto it = pairs.find(key);
     assert(it != pairs.end() && "a pair read before its consumer stored it");
-    // The last reader takes the table rather than a copy.
+    // The last reader takes the table rather than a copy; a transpose is
+    // a copy already.
     bool last = --readers[key] == 0;
-    std::vector<double> t = last ? std::move(it->second) : it->second;
+    std::vector<double> t;
+    if (a > b)
+      t = transposedTable(it->second, configs[b], configs[a]);
+    else if (last)
+      t = std::move(it->second);
+    else
+      t = it->second;
     if (last)
       pairs.erase(it);
-    return a < b ? t : transposedTable(t, configs[b], configs[a]);
+    return t;
   };
 
   marginals[last] = lastUnary;
