@@ -17,6 +17,15 @@ Box intersect(const Box &a, const Box &b) {
   return r;
 }
 
+Box channelBlocked(const Box &b, int64_t block) {
+  Box view = b;
+  view.lo[1] = b.lo[1] / block;
+  view.hi[1] = b.hi[1] / block;
+  view.lo[3] = b.lo[3] * block;
+  view.hi[3] = b.hi[3] * block;
+  return view;
+}
+
 bool sameBox(const Box &a, const Box &b) {
   if (a.rank != b.rank)
     return false;

@@ -37,6 +37,7 @@ public:
   const char *backend() const override { return "cpu"; }
   std::string describe() const override { return "host CPU"; }
   bool hostAccessible() const override { return true; }
+  int64_t channelBlock() const override { return cpu::channelBlock(); }
 
   void *allocate(size_t bytes) override {
     if (bytes == 0)
@@ -197,10 +198,10 @@ public:
                      velocity);
   }
 
-  void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
-                            double *sums) override {
+  void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, int64_t block,
+                            const float *in, double *sums) override {
     std::fill(sums, sums + 2 * c, 0.0);
-    cpu::batchNormPartialSums(n, c, hw, in, sums, sums + c);
+    cpu::batchNormPartialSums(n, c, hw, block, in, sums, sums + c);
   }
   void batchNormStatistics(int64_t c, int64_t count, double eps,
                            const double *sums, float *mean,
@@ -217,19 +218,21 @@ public:
                        float *invStd) override {
     cpu::batchNormInvStd(c, eps, var, invStd);
   }
-  void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
-                        const float *mean, const float *invStd,
-                        const float *scale, const float *shift,
-                        float *out) override {
-    cpu::batchNormForward(n, c, hw, in, mean, invStd, scale, shift, out);
+  void batchNormForward(int64_t n, int64_t c, int64_t hw, int64_t block,
+                        const float *in, const float *mean,
+                        const float *invStd, const float *scale,
+                        const float *shift, float *out) override {
+    cpu::batchNormForward(n, c, hw, block, in, mean, invStd, scale, shift,
+                          out);
   }
   void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
-                                    const float *in, const float *dOut,
-                                    const float *mean, const float *invStd,
+                                    int64_t block, const float *in,
+                                    const float *dOut, const float *mean,
+                                    const float *invStd,
                                     double *sums) override {
     std::fill(sums, sums + 2 * c, 0.0);
-    cpu::batchNormBackwardPartialSums(n, c, hw, in, dOut, mean, invStd, sums,
-                                      sums + c);
+    cpu::batchNormBackwardPartialSums(n, c, hw, block, in, dOut, mean, invStd,
+                                      sums, sums + c);
   }
   void batchNormParamGrads(int64_t c, const double *sums, float *dScale,
                            float *dShift) override {
@@ -238,13 +241,13 @@ public:
       dShift[ch] = static_cast<float>(sums[ch]);
     }
   }
-  void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
-                             const float *in, const float *dOut,
-                             const float *mean, const float *invStd,
-                             const float *scale, const double *sums,
-                             float *dIn) override {
-    cpu::batchNormBackwardData(n, c, hw, count, in, dOut, mean, invStd, scale,
-                               sums, sums + c, dIn);
+  void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t block,
+                             int64_t count, const float *in,
+                             const float *dOut, const float *mean,
+                             const float *invStd, const float *scale,
+                             const double *sums, float *dIn) override {
+    cpu::batchNormBackwardData(n, c, hw, block, count, in, dOut, mean, invStd,
+                               scale, sums, sums + c, dIn);
   }
 
   void layerNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,

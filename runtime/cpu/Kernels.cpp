@@ -1,12 +1,14 @@
 //===- Kernels.cpp - CPU layer kernels on one tile (oneDNN 2.x) -----------===//
 //
 // Every oneDNN call of the runtime is in this file: its v3 API differs, and
-// keeping it here keeps a port to one place. Buffers are the caller's, in
-// plain nchw / nc / oihw layouts. Convolution and pooling run in the blocked
-// layouts oneDNN's fast kernels want (nChw8c, ...): on plain layouts it
-// falls back to gemm and reference kernels up to 100x slower (a 1x1
-// convolution's backward-weights at 0.5 GFLOP/s), so arguments are
-// reordered in and out, which costs a copy. Each primitive is made once per
+// keeping it here keeps a port to one place. Buffers are the caller's:
+// weights in plain oihw / oi, activation tiles in nchw or, where the
+// caller keeps them so between layers (TileLayouts), in the blocked layout
+// of channelBlock(). Convolution and pooling run in the blocked layouts
+// oneDNN's fast kernels want (nChw16c, ...): on plain layouts it falls back
+// to gemm and reference kernels up to 100x slower (a 1x1 convolution's
+// backward-weights at 0.5 GFLOP/s), so an argument in another layout is
+// reordered in or out, which costs a copy. Each primitive is made once per
 // shape and kept (`made`).
 //
 //===----------------------------------------------------------------------===//
@@ -20,6 +22,8 @@
 #include <initializer_list>
 #include <map>
 #include <new>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace hdrt::cpu {
@@ -138,11 +142,12 @@ Key poolKey(const Pool2dShape &s) {
 }
 
 /// An input argument in the layout `want` the primitive chose: the caller's
-/// buffer when it already has it, else a reordered copy in `slot`.
-memory input(const memory::desc &want, const memory::desc &plain,
+/// buffer (in layout `stored`) when it already has it, else a reordered
+/// copy in `slot`.
+memory input(const memory::desc &want, const memory::desc &stored,
              const float *data, Slot slot) {
-  memory user = view(plain, data);
-  if (want == plain)
+  memory user = view(stored, data);
+  if (want == stored)
     return user;
   memory m = scratch(slot, want);
   dnnl::reorder(user, m).execute(stream(), user, m);
@@ -154,9 +159,9 @@ memory input(const memory::desc &want, const memory::desc &plain,
 struct Output {
   memory user, arg;
 
-  Output(const memory::desc &want, const memory::desc &plain, float *data)
-      : user(view(plain, data)),
-        arg(want == plain ? user : scratch(kOut, want)) {}
+  Output(const memory::desc &want, const memory::desc &stored, float *data)
+      : user(view(stored, data)),
+        arg(want == stored ? user : scratch(kOut, want)) {}
   void finish() {
     if (arg.get_data_handle() != user.get_data_handle())
       dnnl::reorder(arg, user).execute(stream(), arg, user);
@@ -164,15 +169,25 @@ struct Output {
   }
 };
 
-/// The blocked layout of oneDNN's vectorized pooling on this CPU.
-tag blockedImages() {
-  return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core
-             ? tag::nChw16c
-             : tag::nChw8c;
+/// The layout of an activation tile with channel block `block`.
+tag imagesLayout(int64_t block) {
+  switch (block) {
+  case 1:
+    return tag::nchw;
+  case 8:
+    return tag::nChw8c;
+  case 16:
+    return tag::nChw16c;
+  }
+  throw std::invalid_argument("no nChw" + std::to_string(block) +
+                              "c layout");
 }
 
-/// The descriptors every convolution pass shares: the caller's plain
-/// layouts, and `any` for the primitive to choose.
+/// The blocked layout of oneDNN's vectorized kernels on this CPU.
+tag blockedImages() { return imagesLayout(channelBlock()); }
+
+/// The descriptors every convolution pass shares: the caller's layouts,
+/// and `any` for the primitive to choose.
 struct ConvDescs {
   memory::desc src, weights, bias, dst;
   memory::desc anySrc, anyWeights, anyDst;
@@ -185,10 +200,10 @@ struct ConvDescs {
     memory::dims weightDims =
         g == 1 ? memory::dims{k, w.c, w.kh, w.kw}
                : memory::dims{g, k / g, w.c / g, w.kh, w.kw};
-    src = desc(srcDims, tag::nchw);
+    src = desc(srcDims, imagesLayout(s.layouts.in));
     weights = desc(weightDims, g == 1 ? tag::oihw : tag::goihw);
     bias = desc({k}, tag::x);
-    dst = desc(dstDims, tag::nchw);
+    dst = desc(dstDims, imagesLayout(s.layouts.out));
     anySrc = desc(srcDims, tag::any);
     anyWeights = desc(weightDims, tag::any);
     anyDst = desc(dstDims, tag::any);
@@ -221,8 +236,8 @@ struct PoolDescs {
 
   explicit PoolDescs(const Pool2dShape &s) {
     const Window2d &w = s.window;
-    src = desc({w.n, w.c, w.h, w.w}, tag::nchw);
-    dst = desc({w.n, w.c, w.outH(), w.outW()}, tag::nchw);
+    src = desc({w.n, w.c, w.h, w.w}, imagesLayout(s.layouts.in));
+    dst = desc({w.n, w.c, w.outH(), w.outW()}, imagesLayout(s.layouts.out));
     blockedSrc = desc({w.n, w.c, w.h, w.w}, blockedImages());
     blockedDst = desc({w.n, w.c, w.outH(), w.outW()}, blockedImages());
     strides = {w.strideH, w.strideW};
@@ -268,6 +283,10 @@ dnnl::eltwise_forward::primitive_desc reluForwardPd(const memory::desc &d) {
 }
 
 } // namespace
+
+int64_t channelBlock() {
+  return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core ? 16 : 8;
+}
 
 void conv2dForward(const Conv2dShape &s, const float *in, const float *weight,
                    const float *bias, float *out) {

@@ -6,30 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 
 namespace hdrt::cpu {
-
-void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
-                          double *sum, double *sumSq) {
-  // One channel per iteration, its samples in order, so that the sums do
-  // not depend on the thread count. Within a row the sums run in vector
-  // lanes (a fixed order for a given build): a scalar chain of double adds
-  // made this loop latency-bound at a quarter of memory speed.
-  parallelFor(c, n * c * hw, [&](int64_t ch) {
-    for (int64_t s = 0; s < n; ++s) {
-      const float *x = in + (s * c + ch) * hw;
-      double a = 0, b = 0;
-#pragma omp simd reduction(+ : a, b)
-      for (int64_t i = 0; i < hw; ++i) {
-        double v = x[i];
-        a += v;
-        b += v * v;
-      }
-      sum[ch] += a;
-      sumSq[ch] += b;
-    }
-  });
-}
 
 void batchNormStatistics(int64_t c, int64_t count, double eps,
                          const double *sum, const double *sumSq, float *mean,
@@ -61,9 +42,34 @@ void batchNormInvStd(int64_t c, double eps, const float *var, float *invStd) {
     invStd[ch] = static_cast<float>(1.0 / std::sqrt(double(var[ch]) + eps));
 }
 
-void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
-                      const float *mean, const float *invStd,
-                      const float *scale, const float *shift, float *out) {
+namespace {
+
+void batchNormPartialSumsPlain(int64_t n, int64_t c, int64_t hw,
+                               const float *in, double *sum, double *sumSq) {
+  // One channel per iteration, its samples in order, so that the sums do
+  // not depend on the thread count. Within a row the sums run in vector
+  // lanes (a fixed order for a given build): a scalar chain of double adds
+  // made this loop latency-bound at a quarter of memory speed.
+  parallelFor(c, n * c * hw, [&](int64_t ch) {
+    for (int64_t s = 0; s < n; ++s) {
+      const float *x = in + (s * c + ch) * hw;
+      double a = 0, b = 0;
+#pragma omp simd reduction(+ : a, b)
+      for (int64_t i = 0; i < hw; ++i) {
+        double v = x[i];
+        a += v;
+        b += v * v;
+      }
+      sum[ch] += a;
+      sumSq[ch] += b;
+    }
+  });
+}
+
+void batchNormForwardPlain(int64_t n, int64_t c, int64_t hw, const float *in,
+                           const float *mean, const float *invStd,
+                           const float *scale, const float *shift,
+                           float *out) {
   // a * (x - mean) + shift, not a * x + (shift - a * mean): a mean large
   // against the spread would cancel most of the second form's digits.
   parallelFor(n * c, n * c * hw, [&](int64_t row) {
@@ -76,10 +82,10 @@ void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
   });
 }
 
-void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
-                                  const float *in, const float *dOut,
-                                  const float *mean, const float *invStd,
-                                  double *sumDOut, double *sumDOutXhat) {
+void batchNormBackwardPartialSumsPlain(int64_t n, int64_t c, int64_t hw,
+                                       const float *in, const float *dOut,
+                                       const float *mean, const float *invStd,
+                                       double *sumDOut, double *sumDOutXhat) {
   // As batchNormPartialSums: rows in order, lanes within a row. invStd is
   // a per-channel factor, so it multiplies the row's sum once.
   parallelFor(c, n * c * hw, [&](int64_t ch) {
@@ -100,11 +106,12 @@ void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
   });
 }
 
-void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
-                           const float *in, const float *dOut,
-                           const float *mean, const float *invStd,
-                           const float *scale, const double *sumDOut,
-                           const double *sumDOutXhat, float *dIn) {
+void batchNormBackwardDataPlain(int64_t n, int64_t c, int64_t hw,
+                                int64_t count, const float *in,
+                                const float *dOut, const float *mean,
+                                const float *invStd, const float *scale,
+                                const double *sumDOut,
+                                const double *sumDOutXhat, float *dIn) {
   // dx = scale * invStd * (dy - mean(dy) - xhat * mean(dy * xhat)), with
   // xhat = (x - mean) * invStd, is dx = k * dy + kx * (x - mean) + k0 per
   // channel. The three factors are formed in double; the loop is float
@@ -122,6 +129,184 @@ void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
     float m = mean[ch];
     for (int64_t i = 0; i < hw; ++i)
       dx[i] = k * dy[i] + (kx * (x[i] - m) + k0);
+  });
+}
+
+// The same loops on an nChw<B>c tile: channel ch of sample s at
+// ((s * c/B + ch/B) * hw + i) * B + ch%B. A block's B channels sit in one
+// vector, so the loops run along the lanes; each channel's terms still add
+// in a fixed order (sample, then position), whatever the thread count.
+
+/// Row `row` (sample s, block blk: s * c/B + blk) of an nChw<B>c tile.
+template <int B>
+const float *blockRow(const float *t, int64_t row, int64_t hw) {
+  return t + row * hw * B;
+}
+
+template <int B>
+void batchNormPartialSumsBlocked(int64_t n, int64_t c, int64_t hw,
+                                 const float *in, double *sum, double *sumSq) {
+  int64_t blocks = c / B;
+  parallelFor(blocks, n * c * hw, [&](int64_t blk) {
+    double a[B] = {}, b[B] = {};
+    for (int64_t s = 0; s < n; ++s) {
+      const float *x = blockRow<B>(in, s * blocks + blk, hw);
+      for (int64_t i = 0; i < hw; ++i)
+#pragma omp simd
+        for (int l = 0; l < B; ++l) {
+          double v = x[i * B + l];
+          a[l] += v;
+          b[l] += v * v;
+        }
+    }
+    for (int l = 0; l < B; ++l) {
+      sum[blk * B + l] += a[l];
+      sumSq[blk * B + l] += b[l];
+    }
+  });
+}
+
+template <int B>
+void batchNormForwardBlocked(int64_t n, int64_t c, int64_t hw,
+                             const float *in, const float *mean,
+                             const float *invStd, const float *scale,
+                             const float *shift, float *out) {
+  int64_t blocks = c / B;
+  parallelFor(n * blocks, n * c * hw, [&](int64_t row) {
+    int64_t ch0 = row % blocks * B;
+    const float *x = blockRow<B>(in, row, hw);
+    float *y = out + (x - in);
+    float a[B], m[B], b[B];
+    for (int l = 0; l < B; ++l) {
+      a[l] = scale[ch0 + l] * invStd[ch0 + l];
+      m[l] = mean[ch0 + l];
+      b[l] = shift[ch0 + l];
+    }
+    for (int64_t i = 0; i < hw; ++i)
+#pragma omp simd
+      for (int l = 0; l < B; ++l)
+        y[i * B + l] = a[l] * (x[i * B + l] - m[l]) + b[l];
+  });
+}
+
+template <int B>
+void batchNormBackwardPartialSumsBlocked(int64_t n, int64_t c, int64_t hw,
+                                         const float *in, const float *dOut,
+                                         const float *mean,
+                                         const float *invStd, double *sumDOut,
+                                         double *sumDOutXhat) {
+  int64_t blocks = c / B;
+  parallelFor(blocks, n * c * hw, [&](int64_t blk) {
+    double a[B] = {}, b[B] = {}, m[B];
+    for (int l = 0; l < B; ++l)
+      m[l] = mean[blk * B + l];
+    for (int64_t s = 0; s < n; ++s) {
+      const float *x = blockRow<B>(in, s * blocks + blk, hw);
+      const float *dy = dOut + (x - in);
+      for (int64_t i = 0; i < hw; ++i)
+#pragma omp simd
+        for (int l = 0; l < B; ++l) {
+          double g = dy[i * B + l];
+          a[l] += g;
+          b[l] += g * (x[i * B + l] - m[l]);
+        }
+    }
+    for (int l = 0; l < B; ++l) {
+      sumDOut[blk * B + l] += a[l];
+      sumDOutXhat[blk * B + l] += b[l] * invStd[blk * B + l];
+    }
+  });
+}
+
+template <int B>
+void batchNormBackwardDataBlocked(int64_t n, int64_t c, int64_t hw,
+                                  int64_t count, const float *in,
+                                  const float *dOut, const float *mean,
+                                  const float *invStd, const float *scale,
+                                  const double *sumDOut,
+                                  const double *sumDOutXhat, float *dIn) {
+  int64_t blocks = c / B;
+  parallelFor(n * blocks, n * c * hw, [&](int64_t row) {
+    int64_t ch0 = row % blocks * B;
+    const float *x = blockRow<B>(in, row, hw);
+    const float *dy = dOut + (x - in);
+    float *dx = dIn + (x - in);
+    float k[B], kx[B], k0[B], m[B];
+    for (int l = 0; l < B; ++l) {
+      int64_t ch = ch0 + l;
+      double a = double(scale[ch]) * invStd[ch];
+      k[l] = static_cast<float>(a);
+      kx[l] = static_cast<float>(-a * invStd[ch] * sumDOutXhat[ch] / count);
+      k0[l] = static_cast<float>(-a * sumDOut[ch] / count);
+      m[l] = mean[ch];
+    }
+    for (int64_t i = 0; i < hw; ++i)
+#pragma omp simd
+      for (int l = 0; l < B; ++l)
+        dx[i * B + l] =
+            k[l] * dy[i * B + l] + (kx[l] * (x[i * B + l] - m[l]) + k0[l]);
+  });
+}
+
+/// Calls loop(B) with B = `block` as a constant: 8 or 16 channels.
+template <typename Loop> void byBlock(int64_t block, int64_t c, Loop loop) {
+  if (block == 8 && c % 8 == 0)
+    return loop(std::integral_constant<int, 8>());
+  if (block == 16 && c % 16 == 0)
+    return loop(std::integral_constant<int, 16>());
+  throw std::invalid_argument("batch norm: no nChw" + std::to_string(block) +
+                              "c layout for " + std::to_string(c) +
+                              " channels");
+}
+
+} // namespace
+
+void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, int64_t block,
+                          const float *in, double *sum, double *sumSq) {
+  if (block == 1)
+    return batchNormPartialSumsPlain(n, c, hw, in, sum, sumSq);
+  byBlock(block, c, [&](auto b) {
+    batchNormPartialSumsBlocked<b()>(n, c, hw, in, sum, sumSq);
+  });
+}
+
+void batchNormForward(int64_t n, int64_t c, int64_t hw, int64_t block,
+                      const float *in, const float *mean, const float *invStd,
+                      const float *scale, const float *shift, float *out) {
+  if (block == 1)
+    return batchNormForwardPlain(n, c, hw, in, mean, invStd, scale, shift,
+                                 out);
+  byBlock(block, c, [&](auto b) {
+    batchNormForwardBlocked<b()>(n, c, hw, in, mean, invStd, scale, shift,
+                                 out);
+  });
+}
+
+void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
+                                  int64_t block, const float *in,
+                                  const float *dOut, const float *mean,
+                                  const float *invStd, double *sumDOut,
+                                  double *sumDOutXhat) {
+  if (block == 1)
+    return batchNormBackwardPartialSumsPlain(n, c, hw, in, dOut, mean, invStd,
+                                             sumDOut, sumDOutXhat);
+  byBlock(block, c, [&](auto b) {
+    batchNormBackwardPartialSumsBlocked<b()>(n, c, hw, in, dOut, mean, invStd,
+                                             sumDOut, sumDOutXhat);
+  });
+}
+
+void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t block,
+                           int64_t count, const float *in, const float *dOut,
+                           const float *mean, const float *invStd,
+                           const float *scale, const double *sumDOut,
+                           const double *sumDOutXhat, float *dIn) {
+  if (block == 1)
+    return batchNormBackwardDataPlain(n, c, hw, count, in, dOut, mean, invStd,
+                                      scale, sumDOut, sumDOutXhat, dIn);
+  byBlock(block, c, [&](auto b) {
+    batchNormBackwardDataBlocked<b()>(n, c, hw, count, in, dOut, mean, invStd,
+                                      scale, sumDOut, sumDOutXhat, dIn);
   });
 }
 

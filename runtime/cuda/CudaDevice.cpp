@@ -208,9 +208,21 @@ public:
     return *hostFlag_ == 0;
   }
 
+  /// Activations are NCHW here (channelBlock() is 1).
+  static void plainLayout(int64_t block) {
+    if (block != 1)
+      throw DeviceError("cuda: kernels take NCHW tiles, not nChw" +
+                        std::to_string(block) + "c");
+  }
+  static void plainLayouts(const TileLayouts &l) {
+    plainLayout(l.in);
+    plainLayout(l.out);
+  }
+
   //===--- Convolution on cuDNN -------------------------------------------===//
   void conv2dForward(const Conv2dShape &s, const float *in, const float *w,
                      const float *bias, float *out) override {
+    plainLayouts(s.layouts);
     ConvPlan &p = convPlans_.get(dnn_, s);
     const float one = 1, zero = 0;
     const float *x = padded(p, in);
@@ -222,6 +234,7 @@ public:
   }
   void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
                           const float *w, float *dIn) override {
+    plainLayouts(s.layouts);
     ConvPlan &p = convPlans_.get(dnn_, s);
     const float one = 1, zero = 0;
     float *dx = p.padCopy ? static_cast<float *>(padScratch_.get(
@@ -239,6 +252,7 @@ public:
   void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
                              const float *dOut, float *dW,
                              float *dBias) override {
+    plainLayouts(s.layouts);
     ConvPlan &p = convPlans_.get(dnn_, s);
     const float one = 1, zero = 0;
     const float *x = padded(p, in);
@@ -263,11 +277,13 @@ public:
   //===--- Pooling and element-wise layers --------------------------------===//
   void pool2dForward(const Pool2dShape &s, const float *in,
                      float *out) override {
+    plainLayouts(s.layouts);
     cuda::pool2dForward(compute_, s, in, out);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
                       float *dIn) override {
+    plainLayouts(s.layouts);
     cuda::pool2dBackward(compute_, s, in, dOut, dIn);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
@@ -353,8 +369,9 @@ public:
   }
 
   //===--- Batch norm and the loss -----------------------------------------===//
-  void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
-                            double *sums) override {
+  void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, int64_t block,
+                            const float *in, double *sums) override {
+    plainLayout(block);
     cuda::batchNormPartialSums(compute_, n, c, hw, in,
                                batchNormScratch(n, c, hw), sums);
     HDRT_CUDA_CHECK(cudaGetLastError());
@@ -377,18 +394,21 @@ public:
     cuda::batchNormInvStd(compute_, c, eps, var, invStd);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
-  void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
-                        const float *mean, const float *invStd,
-                        const float *scale, const float *shift,
-                        float *out) override {
+  void batchNormForward(int64_t n, int64_t c, int64_t hw, int64_t block,
+                        const float *in, const float *mean,
+                        const float *invStd, const float *scale,
+                        const float *shift, float *out) override {
+    plainLayout(block);
     cuda::batchNormForward(compute_, n, c, hw, in, mean, invStd, scale, shift,
                            out);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
-                                    const float *in, const float *dOut,
-                                    const float *mean, const float *invStd,
+                                    int64_t block, const float *in,
+                                    const float *dOut, const float *mean,
+                                    const float *invStd,
                                     double *sums) override {
+    plainLayout(block);
     cuda::batchNormBackwardPartialSums(compute_, n, c, hw, in, dOut, mean,
                                        invStd, batchNormScratch(n, c, hw),
                                        sums);
@@ -399,11 +419,12 @@ public:
     cuda::batchNormParamGrads(compute_, c, sums, dScale, dShift);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
-  void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
-                             const float *in, const float *dOut,
-                             const float *mean, const float *invStd,
-                             const float *scale, const double *sums,
-                             float *dIn) override {
+  void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t block,
+                             int64_t count, const float *in,
+                             const float *dOut, const float *mean,
+                             const float *invStd, const float *scale,
+                             const double *sums, float *dIn) override {
+    plainLayout(block);
     cuda::batchNormBackwardData(compute_, n, c, hw, count, in, dOut, mean,
                                 invStd, scale, sums, dIn);
     HDRT_CUDA_CHECK(cudaGetLastError());

@@ -61,6 +61,14 @@ public:
   /// than adding to it or leaving some): a producer whose only reader
   /// writes its gradient in place then needs no zeroing before the step.
   virtual bool writesWholeInputGradients() const { return false; }
+
+  /// Whether this task's kernels take its 4-D input and output tiles in
+  /// the device's blocked layout (Device::channelBlock), as Edge::block and
+  /// Layer::block name them.
+  virtual bool takesBlockedLayouts(const Layer &l) const { return false; }
+  /// Whether the input and output tiles must share one layout: kernels
+  /// that map elements in buffer order (ReLU, add, batch norm's loops).
+  virtual bool keepsLayout() const { return false; }
 };
 
 /// The code of `kind`.
@@ -71,6 +79,12 @@ inline int64_t extent(const Box &b, int d) { return b.hi[d] - b.lo[d]; }
 /// The spatial size of a tile: rows x columns, or 1 for N x F tensors.
 inline int64_t spatial(const Box &b) {
   return b.rank == 4 ? extent(b, 2) * extent(b, 3) : 1;
+}
+/// A window kernel's shape with the layouts of its input and output.
+template <typename Shape>
+Shape withLayouts(Shape shape, const Edge &in, const Layer &out) {
+  shape.layouts = {in.block, out.block};
+  return shape;
 }
 
 } // namespace hdrt::exec

@@ -141,6 +141,10 @@ void Program::writeMetrics() const {
   for (size_t r = 0; r < peaks.size(); ++r)
     appendf(j, "%s%lld", r ? ", " : "", peaks[r]);
   appendf(j, "],\n");
+  // The activation tiles rank 0 keeps in the device's blocked layout.
+  long long blocked = std::count_if(layers_.begin(), layers_.end(),
+                                    [](const Layer &l) { return l.block > 1; });
+  appendf(j, "  \"blocked_tiles\": %lld,\n", blocked);
   appendf(j, "  \"eval\": [");
   // A diverged model's evaluation loss is not finite: JSON's null.
   auto real = [](double v) {

@@ -277,6 +277,18 @@ const std::vector<Flag> &flags() {
            o.device.overlapSync = *mode;
          return mode.has_value();
        }},
+      {"--blocked-layouts", "MODE",
+       "CPU: keep activations in oneDNN's blocked layout between layers "
+       "that all take it (default on); off keeps NCHW throughout",
+       [](const std::string &flag, const std::string &value, Options &o,
+          std::string &error) {
+         if (value != "on" && value != "off") {
+           error = flag + " takes on or off, not '" + value + "'";
+           return false;
+         }
+         o.blockedLayouts = value == "on";
+         return true;
+       }},
       {"--no-tf32", nullptr,
        "GPU: full fp32 convolutions (TF32 tensor cores are allowed by "
        "default, as in PyTorch)",

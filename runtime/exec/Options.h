@@ -50,6 +50,9 @@ struct Options {
   std::string trace;           // Chrome trace of the last step
   int64_t logEvery = 1;        // print every K-th step's line
   bool quiet = false;          // no step, data or weights lines
+  /// Activation tiles between layers in the device's blocked layout where
+  /// every reader takes it (Program::chooseLayouts); off: NCHW throughout.
+  bool blockedLayouts = true;
   DeviceOptions device;
   // Fault injection for tests: rank `killRank` kills itself (SIGKILL) at the
   // start of step `killStep`, as if the node had died.

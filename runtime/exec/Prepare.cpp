@@ -59,6 +59,7 @@ void Program::prepare() {
   allocateGradients();
   for (Edge &e : edges_)
     prepareEdge(e);
+  chooseLayouts();
   for (Edge &e : edges_)
     if (e.gradAliased && e.consumer->impl->writesWholeInputGradients())
       layers_[e.producer].zeroGrad = false;

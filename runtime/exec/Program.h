@@ -119,6 +119,9 @@ struct Layer {
   int64_t task = -1;
   Box tile;
   Buffer<float> value, grad;
+  /// The layout of `value` and `grad`: 1 for NCHW, else the channel block
+  /// of the device's nChw<B>c (Program::chooseLayouts).
+  int64_t block = 1;
   std::vector<Param> params;
   MPI_Comm gradComm = MPI_COMM_NULL;  // replica group of the parameters
   MPI_Comm statsComm = MPI_COMM_NULL; // tasks that combine statistics
@@ -166,6 +169,9 @@ struct Edge {
   std::vector<int32_t> labels;
   Buffer<int32_t> deviceLabels;
   float *in = nullptr, *dIn = nullptr;
+  /// The layout of `in` and `dIn`, as Layer::block: the producer's where
+  /// they alias its tile, else NCHW.
+  int64_t block = 1;
 };
 
 /// A step's images and labels on the host: one buffer per input box this
@@ -275,6 +281,7 @@ private:
   void prepareParams(Layer &l);
   void allocateGradients();
   void prepareEdge(Edge &e);
+  void chooseLayouts();
   void checkPlan(const Edge &e) const;
   void checkOutputs();
   void openInputs();

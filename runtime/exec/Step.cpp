@@ -96,11 +96,19 @@ void Program::syncStatistics(Layer &l, void *data, int64_t count,
                 " combining the statistics of '" + l.name + "'");
 }
 
+/// The producer's tile and the edge's box, as the buffers lay them out.
+static std::pair<Box, Box> localBoxes(const Layer &p, const Edge &e) {
+  if (e.block == 1)
+    return {p.tile, e.box};
+  return {channelBlocked(p.tile, e.block), channelBlocked(e.box, e.block)};
+}
+
 void Program::gatherLocal(Edge &e) {
   if (!e.hasBox || e.inAliased || e.explicitTransfer || e.producer < 0)
     return;
   const Layer &p = layers_[e.producer];
-  device_->copyRegion(p.value.data(), p.tile, e.in, e.box, e.box);
+  auto [tile, box] = localBoxes(p, e);
+  device_->copyRegion(p.value.data(), tile, e.in, box, box);
 }
 
 void Program::scatterLocal(Edge &e) {
@@ -108,7 +116,8 @@ void Program::scatterLocal(Edge &e) {
       e.explicitTransfer || e.producer < 0)
     return;
   Layer &p = layers_[e.producer];
-  device_->addRegion(e.dIn, e.box, p.grad.data(), p.tile, e.box);
+  auto [tile, box] = localBoxes(p, e);
+  device_->addRegion(e.dIn, box, p.grad.data(), tile, box);
 }
 
 void Program::transferForward(int64_t id) { transfer(id, /*forward=*/true); }
@@ -126,8 +135,8 @@ void Program::transfer(int64_t id, bool forward) {
   Layer *p = e.producer >= 0 ? &layers_[e.producer] : nullptr;
   if (!p || !e.explicitTransfer)
     throw Error("edge " + std::to_string(id) + " is not a transfer");
-  mpi::Side side{p->task >= 0 ? &p->tile : nullptr,
-                 e.hasBox ? &e.box : nullptr};
+  auto [tile, box] = localBoxes(*p, e); // then no move involves this rank
+  mpi::Side side{p->task >= 0 ? &tile : nullptr, e.hasBox ? &box : nullptr};
   if (!forward && p->task >= 0)
     touchGradient(*p); // the exchange adds into it
   int rc = forward ? device_->exchangeForward(MPI_COMM_WORLD, e.plan, side,

@@ -9,6 +9,8 @@
 
 #include "hdrt/Box.h"
 
+#include "BlockedLayout.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -88,4 +90,57 @@ TEST(Box, CopyAndAddRegionMatchEnumeration) {
     ++checked;
   }
   EXPECT_EQ(checked, 300);
+}
+
+// A blocked tile's boxes through channelBlocked: every element of a region
+// (channels in whole blocks) lands at the nChw<B>c offset of its
+// coordinates in the destination box, and adds come back the same way.
+TEST(Box, ChannelBlockedViewsMoveBlockedTiles) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 100; ++trial) {
+    const int64_t B = trial % 2 ? 16 : 8;
+    Box src, region;
+    src.rank = region.rank = 4;
+    const int64_t extents[] = {3, 4 * B, 9, 11};
+    for (int d = 0; d < 4; ++d) {
+      int64_t step = d == 1 ? B : 1, units = extents[d] / step;
+      int64_t a = std::uniform_int_distribution<int64_t>(0, units - 1)(rng);
+      int64_t b = std::uniform_int_distribution<int64_t>(a + 1, units)(rng);
+      src.lo[d] = 0;
+      src.hi[d] = extents[d];
+      region.lo[d] = a * step;
+      region.hi[d] = b * step;
+    }
+    src.lo[1] = B; // a tile that does not start at channel 0
+    src.hi[1] += B;
+    region.lo[1] += B;
+    region.hi[1] += B;
+    auto extent = [](const Box &b, int d) { return b.hi[d] - b.lo[d]; };
+    auto offset = [&](const Box &b, const int64_t *at) {
+      int64_t hw = extent(b, 2) * extent(b, 3);
+      int64_t i = (at[2] - b.lo[2]) * extent(b, 3) + (at[3] - b.lo[3]);
+      return blockedOffset(at[0] - b.lo[0], at[1] - b.lo[1], i, extent(b, 1),
+                           hw, B);
+    };
+    std::vector<float> tile(size_t(src.volume()));
+    for (size_t i = 0; i < tile.size(); ++i)
+      tile[i] = float(i);
+    std::vector<float> box(size_t(region.volume()), -1);
+    copyRegion(tile.data(), channelBlocked(src, B), box.data(),
+               channelBlocked(region, B), channelBlocked(region, B));
+    std::vector<float> back(tile.size(), 0);
+    addRegion(box.data(), channelBlocked(region, B), back.data(),
+              channelBlocked(src, B), channelBlocked(region, B));
+    forEachElement(region, [&](const int64_t *at) {
+      float want = tile[size_t(offset(src, at))];
+      EXPECT_EQ(box[size_t(offset(region, at))], want);
+      EXPECT_EQ(back[size_t(offset(src, at))], want);
+    });
+    double total = 0, moved = 0;
+    for (float v : back)
+      total += v;
+    forEachElement(region,
+                   [&](const int64_t *at) { moved += tile[offset(src, at)]; });
+    EXPECT_EQ(total, moved) << "adds outside the region";
+  }
 }

@@ -240,18 +240,18 @@ void CudaDeviceTest::checkBatchNorm(int64_t n, int64_t c, int64_t hw) {
     bool g = d == gpu.get();
     auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
     double *sums = g ? sumsGpu.data() : sumsCpu.data();
-    d->batchNormPartialSums(n, c, hw, at(x), sums);
+    d->batchNormPartialSums(n, c, hw, /*block=*/1, at(x), sums);
     d->batchNormStatistics(c, count, 1e-5, sums, at(mean), at(invStd));
     d->batchNormRunningUpdate(c, count, 0.9, sums, at(runningMean),
                               at(runningVar));
     d->batchNormInvStd(c, 1e-5, at(runningVar), at(runningInvStd));
-    d->batchNormForward(n, c, hw, at(x), at(mean), at(invStd), at(scale),
-                        at(shift), at(y));
-    d->batchNormBackwardPartialSums(n, c, hw, at(x), at(dy), at(mean),
-                                    at(invStd), sums);
+    d->batchNormForward(n, c, hw, /*block=*/1, at(x), at(mean), at(invStd),
+                        at(scale), at(shift), at(y));
+    d->batchNormBackwardPartialSums(n, c, hw, /*block=*/1, at(x), at(dy),
+                                    at(mean), at(invStd), sums);
     d->batchNormParamGrads(c, sums, at(dScale), at(dShift));
-    d->batchNormBackwardData(n, c, hw, count, at(x), at(dy), at(mean),
-                             at(invStd), at(scale), sums, at(dx));
+    d->batchNormBackwardData(n, c, hw, /*block=*/1, count, at(x), at(dy),
+                             at(mean), at(invStd), at(scale), sums, at(dx));
   }
   expectSame(mean);
   expectSame(invStd);

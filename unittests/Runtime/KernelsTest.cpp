@@ -8,6 +8,7 @@
 
 #include "hdrt/cpu/Kernels.h"
 
+#include "BlockedLayout.h"
 #include "RandomBuffer.h"
 
 #include <gtest/gtest.h>
@@ -229,6 +230,85 @@ TEST(Kernels, PoolingMatchesDirectLoops) {
     expectClose(out, wantOut, s.max ? "max forward" : "avg forward");
     pool2dBackward(s, in.data(), dOut.data(), dIn.data());
     expectClose(dIn, wantDIn, s.max ? "max backward" : "avg backward");
+  }
+}
+
+// Activation tiles in the blocked layout, on either side of a kernel: the
+// same values as the NCHW call (itself held to the direct loops above),
+// element by element after converting back.
+TEST(Kernels, BlockedLayoutsGiveTheNchwResults) {
+  const int64_t B = channelBlock();
+  ASSERT_TRUE(B == 8 || B == 16);
+  std::mt19937 rng(11);
+  auto blocked = [&](const std::vector<float> &v, int64_t n, int64_t c,
+                     int64_t hw, int64_t block) {
+    return toBlocked(v, n, c, hw, block);
+  };
+  std::vector<Conv2dShape> convs = {
+      {{2, 2 * B, 9, 8, 3, 3, 2, 2, 1, 1, 1, 0, 1, 1}, B, 1},
+      {{1, B, 7, 7, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1}, 2 * B, 1},
+      {{2, 2 * B, 6, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, 2 * B, 2}};
+  for (const Conv2dShape &base : convs) {
+    const Window2d &w = base.window;
+    int64_t hwIn = w.h * w.w, hwOut = w.outH() * w.outW();
+    int64_t k = base.outChannels;
+    auto in = randomBuffer(w.n * w.c * hwIn, rng);
+    auto weight = randomBuffer(k * (w.c / base.groups) * w.kh * w.kw, rng);
+    auto bias = randomBuffer(k, rng), dOut = randomBuffer(w.n * k * hwOut, rng);
+    std::vector<float> want(dOut.size()), wantDIn(in.size()),
+        wantDW(weight.size()), wantDB(k);
+    conv2dForward(base, in.data(), weight.data(), bias.data(), want.data());
+    conv2dBackwardData(base, dOut.data(), weight.data(), wantDIn.data());
+    conv2dBackwardWeights(base, in.data(), dOut.data(), wantDW.data(),
+                          wantDB.data());
+    for (TileLayouts layouts : {TileLayouts{B, 1}, TileLayouts{1, B},
+                                TileLayouts{B, B}}) {
+      SCOPED_TRACE(::testing::Message() << "conv, in " << layouts.in
+                                        << ", out " << layouts.out);
+      Conv2dShape s = base;
+      s.layouts = layouts;
+      auto bIn = blocked(in, w.n, w.c, hwIn, layouts.in);
+      auto bDOut = blocked(dOut, w.n, k, hwOut, layouts.out);
+      std::vector<float> out(want.size()), dIn(in.size()), dW(weight.size()),
+          dB(k);
+      conv2dForward(s, bIn.data(), weight.data(), bias.data(), out.data());
+      conv2dBackwardData(s, bDOut.data(), weight.data(), dIn.data());
+      conv2dBackwardWeights(s, bIn.data(), bDOut.data(), dW.data(),
+                            dB.data());
+      expectClose(fromBlocked(out, w.n, k, hwOut, layouts.out), want,
+                  "forward");
+      expectClose(fromBlocked(dIn, w.n, w.c, hwIn, layouts.in), wantDIn,
+                  "backward data");
+      expectClose(dW, wantDW, "backward weights");
+      expectClose(dB, wantDB, "backward bias");
+    }
+  }
+  for (bool max : {true, false}) {
+    Pool2dShape base{{2, 2 * B, 9, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, max};
+    const Window2d &w = base.window;
+    int64_t hwIn = w.h * w.w, hwOut = w.outH() * w.outW();
+    auto in = randomBuffer(w.n * w.c * hwIn, rng);
+    auto dOut = randomBuffer(w.n * w.c * hwOut, rng);
+    std::vector<float> want(dOut.size()), wantDIn(in.size());
+    pool2dForward(base, in.data(), want.data());
+    pool2dBackward(base, in.data(), dOut.data(), wantDIn.data());
+    for (TileLayouts layouts : {TileLayouts{B, 1}, TileLayouts{1, B},
+                                TileLayouts{B, B}}) {
+      SCOPED_TRACE(::testing::Message() << (max ? "max" : "avg") << " pool, in "
+                                        << layouts.in << ", out "
+                                        << layouts.out);
+      Pool2dShape s = base;
+      s.layouts = layouts;
+      auto bIn = blocked(in, w.n, w.c, hwIn, layouts.in);
+      auto bDOut = blocked(dOut, w.n, w.c, hwOut, layouts.out);
+      std::vector<float> out(want.size()), dIn(in.size());
+      pool2dForward(s, bIn.data(), out.data());
+      pool2dBackward(s, bIn.data(), bDOut.data(), dIn.data());
+      expectClose(fromBlocked(out, w.n, w.c, hwOut, layouts.out), want,
+                  "forward");
+      expectClose(fromBlocked(dIn, w.n, w.c, hwIn, layouts.in), wantDIn,
+                  "backward");
+    }
   }
 }
 

@@ -7,12 +7,14 @@
 
 #include "hdrt/cpu/TileOps.h"
 
+#include "BlockedLayout.h"
 #include "RandomBuffer.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 using namespace hdrt;
@@ -58,30 +60,31 @@ void batchNormSplit(const std::vector<float> &x,
                     std::vector<float> &dx, int64_t HW = ShortRows) {
   int64_t half = 3; // uneven: samples [0, 3) and [3, 4)
   std::vector<double> sum(C), sumSq(C), sumDy(C), sumDyXhat(C);
-  batchNormPartialSums(half, C, HW, x.data(), sum.data(), sumSq.data());
-  batchNormPartialSums(N - half, C, HW, x.data() + half * C * HW, sum.data(),
+  batchNormPartialSums(half, C, HW, /*block=*/1, x.data(), sum.data(),
                        sumSq.data());
+  batchNormPartialSums(N - half, C, HW, /*block=*/1, x.data() + half * C * HW,
+                       sum.data(), sumSq.data());
   std::vector<float> mean(C), invStd(C);
   batchNormStatistics(C, N * HW, Eps, sum.data(), sumSq.data(), mean.data(),
                       invStd.data());
-  batchNormForward(half, C, HW, x.data(), mean.data(), invStd.data(),
-                   scale.data(), shift.data(), y.data());
-  batchNormForward(N - half, C, HW, x.data() + half * C * HW, mean.data(),
-                   invStd.data(), scale.data(), shift.data(),
+  batchNormForward(half, C, HW, /*block=*/1, x.data(), mean.data(),
+                   invStd.data(), scale.data(), shift.data(), y.data());
+  batchNormForward(N - half, C, HW, /*block=*/1, x.data() + half * C * HW,
+                   mean.data(), invStd.data(), scale.data(), shift.data(),
                    y.data() + half * C * HW);
   for (int64_t part : {int64_t(0), half}) {
     int64_t n = part == 0 ? half : N - half;
-    batchNormBackwardPartialSums(n, C, HW, x.data() + part * C * HW,
+    batchNormBackwardPartialSums(n, C, HW, /*block=*/1,
+                                 x.data() + part * C * HW,
                                  dy.data() + part * C * HW, mean.data(),
-                                 invStd.data(), sumDy.data(),
-                                 sumDyXhat.data());
+                                 invStd.data(), sumDy.data(), sumDyXhat.data());
   }
   for (int64_t part : {int64_t(0), half}) {
     int64_t n = part == 0 ? half : N - half;
-    batchNormBackwardData(n, C, HW, N * HW, x.data() + part * C * HW,
-                          dy.data() + part * C * HW, mean.data(),
-                          invStd.data(), scale.data(), sumDy.data(),
-                          sumDyXhat.data(), dx.data() + part * C * HW);
+    batchNormBackwardData(
+        n, C, HW, /*block=*/1, N * HW, x.data() + part * C * HW,
+        dy.data() + part * C * HW, mean.data(), invStd.data(), scale.data(),
+        sumDy.data(), sumDyXhat.data(), dx.data() + part * C * HW);
   }
 }
 
@@ -173,6 +176,82 @@ TEST(TileOps, BatchNormOnLongRowsWithALargeMeanMatchesTheDefinition) {
   // the expanded form 3e-5.
   for (size_t i = 0; i < dx.size(); ++i)
     EXPECT_NEAR(dx[i], wantDx[i], 2e-5) << i;
+}
+
+// The blocked loops against the NCHW ones (themselves held to the
+// definition above) on the same tensors, split over samples as a step
+// splits them: 3 channel blocks, rows with a vector remainder, a mean
+// away from 0.
+TEST(TileOps, BlockedBatchNormMatchesNchw) {
+  for (int64_t B : {8, 16}) {
+    SCOPED_TRACE(::testing::Message() << "nChw" << B << "c");
+    const int64_t n = 3, c = 3 * B, hw = 13, count = n * hw;
+    std::mt19937 rng{unsigned(B)};
+    auto x = randomBuffer(n * c * hw, rng, 1, 3);
+    auto dy = randomBuffer(n * c * hw, rng);
+    auto scale = randomBuffer(c, rng, 0.5, 1.5), shift = randomBuffer(c, rng);
+    // Both layouts: sums, statistics, forward, backward sums, backward data.
+    auto run = [&](int64_t block, std::vector<double> &sums,
+                   std::vector<double> &gradSums, std::vector<float> &y,
+                   std::vector<float> &dx) {
+      auto bx = toBlocked(x, n, c, hw, block);
+      auto bdy = toBlocked(dy, n, c, hw, block);
+      sums.assign(2 * c, 0);
+      gradSums.assign(2 * c, 0);
+      int64_t first = 2; // samples [0, 2) and [2, 3): separate tiles
+      int64_t parts[][2] = {{0, first}, {first, n - first}};
+      for (auto [s0, ns] : parts)
+        batchNormPartialSums(ns, c, hw, block, bx.data() + s0 * c * hw,
+                             sums.data(), sums.data() + c);
+      std::vector<float> mean(c), invStd(c);
+      batchNormStatistics(c, count, Eps, sums.data(), sums.data() + c,
+                          mean.data(), invStd.data());
+      std::vector<float> by(bx.size()), bdx(bx.size());
+      for (auto [s0, ns] : parts) {
+        int64_t o = s0 * c * hw;
+        batchNormForward(ns, c, hw, block, bx.data() + o, mean.data(),
+                         invStd.data(), scale.data(), shift.data(),
+                         by.data() + o);
+        batchNormBackwardPartialSums(ns, c, hw, block, bx.data() + o,
+                                     bdy.data() + o, mean.data(),
+                                     invStd.data(), gradSums.data(),
+                                     gradSums.data() + c);
+      }
+      for (auto [s0, ns] : parts) {
+        int64_t o = s0 * c * hw;
+        batchNormBackwardData(ns, c, hw, block, count, bx.data() + o,
+                              bdy.data() + o, mean.data(), invStd.data(),
+                              scale.data(), gradSums.data(),
+                              gradSums.data() + c, bdx.data() + o);
+      }
+      y = fromBlocked(by, n, c, hw, block);
+      dx = fromBlocked(bdx, n, c, hw, block);
+    };
+    std::vector<double> sums, gradSums, wantSums, wantGradSums;
+    std::vector<float> y, dx, wantY, wantDx;
+    run(1, wantSums, wantGradSums, wantY, wantDx);
+    run(B, sums, gradSums, y, dx);
+    for (int64_t i = 0; i < 2 * c; ++i) {
+      EXPECT_NEAR(sums[i], wantSums[i], 1e-9 * (1 + std::abs(wantSums[i])));
+      EXPECT_NEAR(gradSums[i], wantGradSums[i], 1e-9) << i;
+    }
+    for (size_t i = 0; i < y.size(); ++i) {
+      EXPECT_NEAR(y[i], wantY[i], 1e-5) << i;
+      EXPECT_NEAR(dx[i], wantDx[i], 1e-5) << i;
+    }
+  }
+}
+
+// A layout the loops do not have is refused, not misread.
+TEST(TileOps, BatchNormRefusesAnUnknownBlock) {
+  std::vector<float> x(2 * 24 * 4);
+  std::vector<double> sums(48);
+  EXPECT_THROW(batchNormPartialSums(2, 24, 4, 16, x.data(), sums.data(),
+                                    sums.data() + 24),
+               std::invalid_argument);
+  EXPECT_THROW(batchNormPartialSums(2, 24, 4, 4, x.data(), sums.data(),
+                                    sums.data() + 24),
+               std::invalid_argument);
 }
 
 TEST(TileOps, SoftmaxCrossEntropySplitOverClassesEqualsWhole) {

@@ -14,6 +14,8 @@ class AddImplementation final : public LayerImpl {
   }
 
   bool writesWholeInputGradients() const override { return true; }
+  bool takesBlockedLayouts(const Layer &) const override { return true; }
+  bool keepsLayout() const override { return true; }
 
   void backward(Program &p, Layer &l) const override {
     // Both operands get the output's gradient.

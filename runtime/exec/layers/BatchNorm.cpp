@@ -61,14 +61,14 @@ class BatchNormImplementation final : public LayerImpl {
       KernelTimer k(p.timers());
       p.device().batchNormInvStd(c, d.epsilon, runningVar.value.data(),
                                  s.invStd.data());
-      p.device().batchNormForward(n, c, hw, x, runningMean.value.data(),
-                                  s.invStd.data(), l.params[0].value.data(),
-                                  l.params[1].value.data(), l.value.data());
+      p.device().batchNormForward(
+          n, c, hw, l.block, x, runningMean.value.data(), s.invStd.data(),
+          l.params[0].value.data(), l.params[1].value.data(), l.value.data());
       return;
     }
     {
       KernelTimer k(p.timers());
-      p.device().batchNormPartialSums(n, c, hw, x, s.sums.data());
+      p.device().batchNormPartialSums(n, c, hw, l.block, x, s.sums.data());
     }
     p.syncStatistics(l, s.sums.data(), 2 * c, ElementType::F64,
                      ReduceOp::Sum);
@@ -79,12 +79,14 @@ class BatchNormImplementation final : public LayerImpl {
     p.device().batchNormRunningUpdate(c, valuesPerChannel(l.out), d.momentum,
                                       s.sums.data(), runningMean.value.data(),
                                       runningVar.value.data());
-    p.device().batchNormForward(n, c, hw, x, s.mean.data(), s.invStd.data(),
-                                l.params[0].value.data(),
+    p.device().batchNormForward(n, c, hw, l.block, x, s.mean.data(),
+                                s.invStd.data(), l.params[0].value.data(),
                                 l.params[1].value.data(), l.value.data());
   }
 
   bool writesWholeInputGradients() const override { return true; }
+  bool takesBlockedLayouts(const Layer &) const override { return true; }
+  bool keepsLayout() const override { return true; }
 
   void backward(Program &p, Layer &l) const override {
     BatchNormState &s = l.stateAs<BatchNormState>();
@@ -93,9 +95,9 @@ class BatchNormImplementation final : public LayerImpl {
     Edge &in = *l.inputs[0];
     {
       KernelTimer k(p.timers());
-      p.device().batchNormBackwardPartialSums(n, c, hw, in.in, l.grad.data(),
-                                              s.mean.data(), s.invStd.data(),
-                                              s.sums.data());
+      p.device().batchNormBackwardPartialSums(n, c, hw, l.block, in.in,
+                                              l.grad.data(), s.mean.data(),
+                                              s.invStd.data(), s.sums.data());
       // This tile's share of the scale and shift gradients; the gradient
       // sync sums the replicas' shares.
       p.device().batchNormParamGrads(c, s.sums.data(), l.params[0].grad.data(),
@@ -105,9 +107,10 @@ class BatchNormImplementation final : public LayerImpl {
       return;
     p.syncStatistics(l, s.sums.data(), 2 * c, ElementType::F64, ReduceOp::Sum);
     KernelTimer k(p.timers());
-    p.device().batchNormBackwardData(
-        n, c, hw, valuesPerChannel(l.out), in.in, l.grad.data(), s.mean.data(),
-        s.invStd.data(), l.params[0].value.data(), s.sums.data(), in.dIn);
+    p.device().batchNormBackwardData(n, c, hw, l.block, valuesPerChannel(l.out),
+                                     in.in, l.grad.data(), s.mean.data(),
+                                     s.invStd.data(), l.params[0].value.data(),
+                                     s.sums.data(), in.dIn);
   }
 };
 

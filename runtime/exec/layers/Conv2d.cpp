@@ -71,11 +71,16 @@ class Conv2dImplementation final : public LayerImpl {
                               spatial(l.tile), bias, l.value.data());
       return;
     }
-    p.device().conv2dForward(s.tile.shape, l.inputs[0]->in,
+    p.device().conv2dForward(withLayouts(s.tile.shape, *l.inputs[0], l),
+                             l.inputs[0]->in,
                              l.params[0].value.data(), bias, l.value.data());
   }
 
   bool writesWholeInputGradients() const override { return true; }
+  // Not a tile in the padding: its fill and bias sums are NCHW loops.
+  bool takesBlockedLayouts(const Layer &l) const override {
+    return !readsNothing(l.stateAs<ConvState>());
+  }
 
   void backward(Program &p, Layer &l) const override {
     KernelTimer k(p.timers());
@@ -90,10 +95,11 @@ class Conv2dImplementation final : public LayerImpl {
                            spatial(l.tile), l.grad.data(), dBias);
       return;
     }
-    device.conv2dBackwardWeights(s.tile.shape, in.in, l.grad.data(),
+    Conv2dShape shape = withLayouts(s.tile.shape, in, l);
+    device.conv2dBackwardWeights(shape, in.in, l.grad.data(),
                                  l.params[0].grad.data(), dBias);
     if (in.dIn) // The first layer has no input gradient to compute.
-      device.conv2dBackwardData(s.tile.shape, l.grad.data(),
+      device.conv2dBackwardData(shape, l.grad.data(),
                                 l.params[0].value.data(), in.dIn);
   }
 };

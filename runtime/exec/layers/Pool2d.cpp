@@ -61,19 +61,22 @@ class Pool2dImplementation final : public LayerImpl {
 
   void forward(Program &p, Layer &l) const override {
     KernelTimer k(p.timers());
-    p.device().pool2dForward(l.stateAs<PoolState>().tile.shape, l.inputs[0]->in,
-                             l.value.data());
+    p.device().pool2dForward(
+        withLayouts(l.stateAs<PoolState>().tile.shape, *l.inputs[0], l),
+        l.inputs[0]->in, l.value.data());
   }
 
   bool writesWholeInputGradients() const override { return true; }
+  bool takesBlockedLayouts(const Layer &) const override { return true; }
 
   void backward(Program &p, Layer &l) const override {
     Edge &in = *l.inputs[0];
     if (!in.dIn)
       return;
     KernelTimer k(p.timers());
-    p.device().pool2dBackward(l.stateAs<PoolState>().tile.shape, in.in,
-                              l.grad.data(), in.dIn);
+    p.device().pool2dBackward(
+        withLayouts(l.stateAs<PoolState>().tile.shape, in, l), in.in,
+        l.grad.data(), in.dIn);
   }
 };
 

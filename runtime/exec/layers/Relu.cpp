@@ -13,6 +13,8 @@ class ReluImplementation final : public LayerImpl {
   }
 
   bool writesWholeInputGradients() const override { return true; }
+  bool takesBlockedLayouts(const Layer &) const override { return true; }
+  bool keepsLayout() const override { return true; }
 
   void backward(Program &p, Layer &l) const override {
     Edge &in = *l.inputs[0];

@@ -40,6 +40,12 @@ Box intersect(const Box &a, const Box &b);
 /// Whether two boxes cover the same elements of a tensor.
 bool sameBox(const Box &a, const Box &b);
 
+/// The elements of image box `b` (N x C x H x W, its channel bounds
+/// multiples of `block`) in a buffer of the nChw<block>c layout, seen as
+/// the row-major N x C/block x H x W*block tensor it is: copyRegion and
+/// addRegion then move blocked tiles as they move NCHW ones.
+Box channelBlocked(const Box &b, int64_t block);
+
 /// Copies `region` from `src` (a dense buffer of `srcBox`) into `dst` (of
 /// `dstBox`), or into a packed buffer of just the region when dstBox is
 /// the region itself. Both boxes must contain the region.

@@ -72,6 +72,10 @@ public:
   /// Whether the host may read and write device memory directly (the CPU
   /// device): inputs are then produced in place rather than staged.
   virtual bool hostAccessible() const { return false; }
+  /// The channel block of the activation layout the device's kernels run
+  /// fastest on: 8 or 16 for nChw8c / nChw16c (oneDNN on AVX2 / AVX-512),
+  /// 1 where plain NCHW is the kernels' own layout (cuDNN).
+  virtual int64_t channelBlock() const { return 1; }
 
   //===--- Memory ----------------------------------------------------------===//
   /// Zeroed memory for `bytes`; freed by release with the same size. Never
@@ -161,10 +165,12 @@ public:
                            float weightDecay, bool nesterov, float *param,
                            const float *grad, float *velocity) = 0;
 
-  /// Batch norm. `sums` holds 2c doubles: per-channel sums, then sums of
-  /// squares (forward) or of dOut * xhat (backward); overwritten.
+  /// Batch norm on tiles in the layout `block` names (cpu/TileOps.h).
+  /// `sums` holds 2c doubles: per-channel sums, then sums of squares
+  /// (forward) or of dOut * xhat (backward); overwritten.
   virtual void batchNormPartialSums(int64_t n, int64_t c, int64_t hw,
-                                    const float *in, double *sums) = 0;
+                                    int64_t block, const float *in,
+                                    double *sums) = 0;
   virtual void batchNormStatistics(int64_t c, int64_t count, double eps,
                                    const double *sums, float *mean,
                                    float *invStd) = 0;
@@ -176,11 +182,13 @@ public:
   virtual void batchNormInvStd(int64_t c, double eps, const float *var,
                                float *invStd) = 0;
   virtual void batchNormForward(int64_t n, int64_t c, int64_t hw,
-                                const float *in, const float *mean,
+                                int64_t block, const float *in,
+                                const float *mean,
                                 const float *invStd, const float *scale,
                                 const float *shift, float *out) = 0;
   virtual void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
-                                            const float *in, const float *dOut,
+                                            int64_t block, const float *in,
+                                            const float *dOut,
                                             const float *mean,
                                             const float *invStd,
                                             double *sums) = 0;
@@ -188,7 +196,8 @@ public:
   virtual void batchNormParamGrads(int64_t c, const double *sums,
                                    float *dScale, float *dShift) = 0;
   virtual void batchNormBackwardData(int64_t n, int64_t c, int64_t hw,
-                                     int64_t count, const float *in,
+                                     int64_t block, int64_t count,
+                                     const float *in,
                                      const float *dOut, const float *mean,
                                      const float *invStd, const float *scale,
                                      const double *sums, float *dIn) = 0;

@@ -30,10 +30,18 @@ struct Window2d {
   }
 };
 
+/// The layouts of a kernel's input and output tiles (and their
+/// gradients), by channel block: 1 for NCHW, B for nChw<B>c
+/// (Device::channelBlock).
+struct TileLayouts {
+  int64_t in = 1, out = 1;
+};
+
 struct Conv2dShape {
   Window2d window;
   int64_t outChannels = 1; // this tile's output channels
   int64_t groups = 1;
+  TileLayouts layouts;
 };
 
 struct Pool2dShape {
@@ -41,6 +49,7 @@ struct Pool2dShape {
   bool max = true;
   /// Average pooling divides by the whole window, padding included.
   bool countIncludePad = false;
+  TileLayouts layouts;
 };
 
 /// A tile of a row-major tensor: its global shape and its box [lo, hi).

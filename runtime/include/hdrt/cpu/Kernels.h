@@ -1,7 +1,9 @@
 //===- Kernels.h - CPU layer kernels on one tile ----------------*- C++ -*-===//
 //
 // Forward and backward kernels of hd's layers on dense row-major buffers:
-// NCHW images and NxF features. A task runs them on its own tile: the
+// NCHW images and NxF features; convolution and pooling also take image
+// tiles in the blocked nChw<B>c layout their TileLayouts name (B =
+// channelBlock()). A task runs them on its own tile: the
 // input buffer is the tile's input box (halo included), so the padding a
 // kernel sees is per side and may be asymmetric (a halo replaces padding
 // inside the image). Convolution, pooling, fully-connected and ReLU's
@@ -18,6 +20,10 @@
 #include <cstdint>
 
 namespace hdrt::cpu {
+
+/// The channel block of oneDNN's fastest image layout on this CPU: 16 with
+/// AVX-512 (nChw16c), else 8 (nChw8c).
+int64_t channelBlock();
 
 /// out[n, k, y, x] = bias[k] + sum in * weight; weight is K x C/G x kh x kw.
 /// `bias` may be null.

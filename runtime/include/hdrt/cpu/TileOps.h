@@ -21,12 +21,13 @@
 namespace hdrt::cpu {
 
 //===----------------------------------------------------------------------===//
-// Batch norm on an NCHW tile of C channels
+// Batch norm on a tile of C channels: NCHW (`block` 1) or nChw<block>c
+// (8 or 16, dividing C), oneDNN's blocked layouts
 //===----------------------------------------------------------------------===//
 
 /// Adds the tile's per-channel sum and sum of squares to `sum`, `sumSq`.
-void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, const float *in,
-                          double *sum, double *sumSq);
+void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, int64_t block,
+                          const float *in, double *sum, double *sumSq);
 /// From global sums over `count` = N*H*W elements per channel: mean and
 /// 1/sqrt(var + eps), biased variance as in training.
 void batchNormStatistics(int64_t c, int64_t count, double eps,
@@ -42,17 +43,18 @@ void batchNormRunningUpdate(int64_t c, int64_t count, double momentum,
 /// invStd = 1 / sqrt(var + eps): inference normalizes with the running
 /// statistics.
 void batchNormInvStd(int64_t c, double eps, const float *var, float *invStd);
-void batchNormForward(int64_t n, int64_t c, int64_t hw, const float *in,
-                      const float *mean, const float *invStd,
+void batchNormForward(int64_t n, int64_t c, int64_t hw, int64_t block,
+                      const float *in, const float *mean, const float *invStd,
                       const float *scale, const float *shift, float *out);
 /// Adds the tile's per-channel sums of dOut and dOut * xhat: the global
 /// values are also the gradients of shift and scale.
 void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
-                                  const float *in, const float *dOut,
-                                  const float *mean, const float *invStd,
-                                  double *sumDOut, double *sumDOutXhat);
-void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t count,
-                           const float *in, const float *dOut,
+                                  int64_t block, const float *in,
+                                  const float *dOut, const float *mean,
+                                  const float *invStd, double *sumDOut,
+                                  double *sumDOutXhat);
+void batchNormBackwardData(int64_t n, int64_t c, int64_t hw, int64_t block,
+                           int64_t count, const float *in, const float *dOut,
                            const float *mean, const float *invStd,
                            const float *scale, const double *sumDOut,
                            const double *sumDOutXhat, float *dIn);
