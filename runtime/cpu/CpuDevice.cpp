@@ -165,9 +165,9 @@ public:
                     float *dIn) override {
     cpu::reluBackward(count, in, dOut, dIn);
   }
-  void add(int64_t count, const float *a, const float *b,
-           float *out) override {
-    cpu::add(count, a, b, out);
+  void add(int64_t count, const float *a, const float *b, float *out,
+           bool relu) override {
+    cpu::add(count, a, b, out, relu);
   }
   void dropout(const TileRegion &tile, uint64_t seed, uint64_t stream,
                float ratio, const float *in, float *out) override {
@@ -221,9 +221,10 @@ public:
   void batchNormForward(int64_t n, int64_t c, int64_t hw, int64_t block,
                         const float *in, const float *mean,
                         const float *invStd, const float *scale,
-                        const float *shift, float *out) override {
+                        const float *shift, float *out,
+                        bool relu) override {
     cpu::batchNormForward(n, c, hw, block, in, mean, invStd, scale, shift,
-                          out);
+                          out, relu);
   }
   void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
                                     int64_t block, const float *in,

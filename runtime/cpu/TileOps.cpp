@@ -66,19 +66,27 @@ void batchNormPartialSumsPlain(int64_t n, int64_t c, int64_t hw,
   });
 }
 
+/// a * (x - mean) + shift, not a * x + (shift - a * mean): a mean large
+/// against the spread would cancel most of the second form's digits. With
+/// `Relu`, then max(y, 0) as reluForward computes it (NaN stays NaN).
+template <bool Relu>
+inline float normalize(float a, float x, float m, float b) {
+  float y = a * (x - m) + b;
+  return Relu && y < 0.f ? 0.f : y;
+}
+
+template <bool Relu>
 void batchNormForwardPlain(int64_t n, int64_t c, int64_t hw, const float *in,
                            const float *mean, const float *invStd,
                            const float *scale, const float *shift,
                            float *out) {
-  // a * (x - mean) + shift, not a * x + (shift - a * mean): a mean large
-  // against the spread would cancel most of the second form's digits.
   parallelFor(n * c, n * c * hw, [&](int64_t row) {
     int64_t ch = row % c;
     const float *x = in + row * hw;
     float *y = out + row * hw;
     float a = scale[ch] * invStd[ch], m = mean[ch], b = shift[ch];
     for (int64_t i = 0; i < hw; ++i)
-      y[i] = a * (x[i] - m) + b;
+      y[i] = normalize<Relu>(a, x[i], m, b);
   });
 }
 
@@ -166,7 +174,7 @@ void batchNormPartialSumsBlocked(int64_t n, int64_t c, int64_t hw,
   });
 }
 
-template <int B>
+template <int B, bool Relu>
 void batchNormForwardBlocked(int64_t n, int64_t c, int64_t hw,
                              const float *in, const float *mean,
                              const float *invStd, const float *scale,
@@ -185,7 +193,7 @@ void batchNormForwardBlocked(int64_t n, int64_t c, int64_t hw,
     for (int64_t i = 0; i < hw; ++i)
 #pragma omp simd
       for (int l = 0; l < B; ++l)
-        y[i * B + l] = a[l] * (x[i * B + l] - m[l]) + b[l];
+        y[i * B + l] = normalize<Relu>(a[l], x[i * B + l], m[l], b[l]);
   });
 }
 
@@ -272,14 +280,19 @@ void batchNormPartialSums(int64_t n, int64_t c, int64_t hw, int64_t block,
 
 void batchNormForward(int64_t n, int64_t c, int64_t hw, int64_t block,
                       const float *in, const float *mean, const float *invStd,
-                      const float *scale, const float *shift, float *out) {
-  if (block == 1)
-    return batchNormForwardPlain(n, c, hw, in, mean, invStd, scale, shift,
-                                 out);
-  byBlock(block, c, [&](auto b) {
-    batchNormForwardBlocked<b()>(n, c, hw, in, mean, invStd, scale, shift,
-                                 out);
-  });
+                      const float *scale, const float *shift, float *out,
+                      bool relu) {
+  auto forward = [&](auto applyRelu) {
+    constexpr bool Relu = decltype(applyRelu)::value;
+    if (block == 1)
+      return batchNormForwardPlain<Relu>(n, c, hw, in, mean, invStd, scale,
+                                         shift, out);
+    byBlock(block, c, [&](auto b) {
+      batchNormForwardBlocked<b(), Relu>(n, c, hw, in, mean, invStd, scale,
+                                         shift, out);
+    });
+  };
+  relu ? forward(std::true_type()) : forward(std::false_type());
 }
 
 void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
@@ -371,7 +384,15 @@ void dropout(const TileRegion &tile, uint64_t seed, uint64_t layer,
   }
 }
 
-void add(int64_t count, const float *a, const float *b, float *out) {
+void add(int64_t count, const float *a, const float *b, float *out,
+         bool relu) {
+  if (relu)
+    return parallelChunks(count, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        float y = a[i] + b[i];
+        out[i] = y < 0.f ? 0.f : y; // as reluForward: NaN stays NaN
+      }
+    });
   parallelChunks(count, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
       out[i] = a[i] + b[i];

@@ -296,10 +296,12 @@ public:
     cuda::reluBackward(compute_, count, in, dOut, dIn);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
-  void add(int64_t count, const float *a, const float *b,
-           float *out) override {
+  void add(int64_t count, const float *a, const float *b, float *out,
+           bool relu) override {
     cuda::add(compute_, count, a, b, out);
     HDRT_CUDA_CHECK(cudaGetLastError());
+    if (relu) // a second pass, as batchNormForward's
+      reluForward(count, out, out);
   }
   void dropout(const TileRegion &tile, uint64_t seed, uint64_t stream,
                float ratio, const float *in, float *out) override {
@@ -397,11 +399,14 @@ public:
   void batchNormForward(int64_t n, int64_t c, int64_t hw, int64_t block,
                         const float *in, const float *mean,
                         const float *invStd, const float *scale,
-                        const float *shift, float *out) override {
+                        const float *shift, float *out,
+                        bool relu) override {
     plainLayout(block);
     cuda::batchNormForward(compute_, n, c, hw, in, mean, invStd, scale, shift,
                            out);
     HDRT_CUDA_CHECK(cudaGetLastError());
+    if (relu) // a second pass, in place: the GPU is not memory-starved here
+      reluForward(n * c * hw, out, out);
   }
   void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
                                     int64_t block, const float *in,

@@ -69,6 +69,13 @@ public:
   /// Whether the input and output tiles must share one layout: kernels
   /// that map elements in buffer order (ReLU, add, batch norm's loops).
   virtual bool keepsLayout() const { return false; }
+
+  /// A ReLU of its only operand: a producer that appliesRelu may compute
+  /// it in its own forward (Program::fuseRelus).
+  virtual bool isRelu() const { return false; }
+  /// Whether forward can write relu(its output) into `l.reluInto`'s value
+  /// in place of its own output.
+  virtual bool appliesRelu() const { return false; }
 };
 
 /// The code of `kind`.

@@ -24,12 +24,22 @@ void Program::chooseLayouts() {
   const int64_t block = device_->channelBlock();
   if (block == 1 || !options_.blockedLayouts)
     return;
+  // A profiled layer stands alone. Where its configuration splits only
+  // the samples, its neighbours in a step mostly do too and read its tiles
+  // in place: it is timed blocked. Any other split mostly meets transfers,
+  // which keep its tiles NCHW (on ResNet-50 split over channels, timing it
+  // blocked made the model 15% fast).
+  auto samplesOnly = [](const Partition &p) {
+    for (int d = 1; d < p.rank; ++d)
+      if (p.degrees[d] != 1)
+        return false;
+    return true;
+  };
   auto takesBlocked = [&](const Layer &l, const Box &tile) {
     return l.task >= 0 && tile.rank == 4 && extent(tile, 1) % block == 0 &&
-           l.impl->takesBlockedLayouts(l);
+           l.impl->takesBlockedLayouts(l) &&
+           (!profiling_ || samplesOnly(l.out));
   };
-  // A profiled layer stands alone: its neighbours in a step are mostly
-  // kinds that take the layout too, so it is timed as they would leave it.
   std::vector<bool> blocked(layers_.size());
   for (const Layer &l : layers_)
     blocked[size_t(l.id)] = !l.impl->isLoss() && takesBlocked(l, l.tile) &&

@@ -60,6 +60,7 @@ void Program::prepare() {
   for (Edge &e : edges_)
     prepareEdge(e);
   chooseLayouts();
+  fuseRelus();
   for (Edge &e : edges_)
     if (e.gradAliased && e.consumer->impl->writesWholeInputGradients())
       layers_[e.producer].zeroGrad = false;

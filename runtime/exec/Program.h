@@ -122,6 +122,11 @@ struct Layer {
   /// The layout of `value` and `grad`: 1 for NCHW, else the channel block
   /// of the device's nChw<B>c (Program::chooseLayouts).
   int64_t block = 1;
+  /// A ReLU that is this layer's only reader and whose output this layer's
+  /// forward writes instead of its own (Program::fuseRelus); and, on that
+  /// ReLU, that its forward is done.
+  Layer *reluInto = nullptr;
+  bool computedByProducer = false;
   std::vector<Param> params;
   MPI_Comm gradComm = MPI_COMM_NULL;  // replica group of the parameters
   MPI_Comm statsComm = MPI_COMM_NULL; // tasks that combine statistics
@@ -282,6 +287,7 @@ private:
   void allocateGradients();
   void prepareEdge(Edge &e);
   void chooseLayouts();
+  void fuseRelus();
   void checkPlan(const Edge &e) const;
   void checkOutputs();
   void openInputs();

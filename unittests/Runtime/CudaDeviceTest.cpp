@@ -165,7 +165,7 @@ TEST_F(CudaDeviceTest, ElementwiseLayersAndOptimizerMatchCpu) {
     auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
     d->reluForward(n, at(x), at(y));
     d->reluBackward(n, at(x), at(dy), at(dx));
-    d->add(n, at(x2), at(dy), at(sum));
+    d->add(n, at(x2), at(dy), at(sum), /*relu=*/false);
     d->dropout(tile, 3, 9, 0.4f, at(x2), at(drop));
     for (bool nesterov : {false, true})
       d->sgdMomentum(n, 0.1f, 0.9f, 5e-4f, nesterov, at(x2), at(dy), at(sum));
@@ -246,7 +246,7 @@ void CudaDeviceTest::checkBatchNorm(int64_t n, int64_t c, int64_t hw) {
                               at(runningVar));
     d->batchNormInvStd(c, 1e-5, at(runningVar), at(runningInvStd));
     d->batchNormForward(n, c, hw, /*block=*/1, at(x), at(mean), at(invStd),
-                        at(scale), at(shift), at(y));
+                        at(scale), at(shift), at(y), /*relu=*/false);
     d->batchNormBackwardPartialSums(n, c, hw, /*block=*/1, at(x), at(dy),
                                     at(mean), at(invStd), sums);
     d->batchNormParamGrads(c, sums, at(dScale), at(dShift));

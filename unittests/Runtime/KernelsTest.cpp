@@ -354,6 +354,17 @@ TEST(Kernels, ReluMatchesDefinition) {
   expectClose(out, wantOut, "forward");
   reluBackward(1000, in.data(), dOut.data(), dIn.data());
   expectClose(dIn, wantDIn, "backward");
+  // The runtime passes the output for the mask (a fused producer leaves
+  // the input unwritten): the same gradient, zeros and NaN included.
+  in[0] = -0.f;
+  in[1] = std::numeric_limits<float>::quiet_NaN();
+  in[2] = 0.f;
+  reluForward(1000, in.data(), out.data());
+  std::vector<float> fromIn(1000), fromOut(1000);
+  reluBackward(1000, in.data(), dOut.data(), fromIn.data());
+  reluBackward(1000, out.data(), dOut.data(), fromOut.data());
+  for (int i = 0; i < 1000; ++i)
+    EXPECT_EQ(fromIn[i], fromOut[i]) << i;
 }
 
 // A NaN or an infinity must reach the loss, where the runtime reports it.

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "hdrt/cpu/Kernels.h"
 #include "hdrt/cpu/TileOps.h"
 
 #include "BlockedLayout.h"
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -240,6 +242,56 @@ TEST(TileOps, BlockedBatchNormMatchesNchw) {
       EXPECT_NEAR(dx[i], wantDx[i], 1e-5) << i;
     }
   }
+}
+
+// Batch norm with its ReLU in one pass writes what the two passes write,
+// bit for bit, in either layout: NaN stays NaN, as reluForward keeps it.
+TEST(TileOps, BatchNormWithReluIsTheReluOfBatchNorm) {
+  for (int64_t block : {1, 8, 16}) {
+    SCOPED_TRACE(::testing::Message() << "block " << block);
+    const int64_t n = 2, c = 32, hw = 11;
+    std::mt19937 rng{unsigned(block)};
+    auto x = randomBuffer(n * c * hw, rng);
+    x[5] = std::nanf("");
+    auto mean = randomBuffer(c, rng, -0.2f, 0.2f);
+    auto invStd = randomBuffer(c, rng, 0.5, 2);
+    auto scale = randomBuffer(c, rng, 0.5, 1.5), shift = randomBuffer(c, rng);
+    std::vector<float> y(x.size()), twoPasses(x.size()), fused(x.size());
+    batchNormForward(n, c, hw, block, x.data(), mean.data(), invStd.data(),
+                     scale.data(), shift.data(), y.data());
+    reluForward(int64_t(y.size()), y.data(), twoPasses.data());
+    batchNormForward(n, c, hw, block, x.data(), mean.data(), invStd.data(),
+                     scale.data(), shift.data(), fused.data(), /*relu=*/true);
+    int negative = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      negative += y[i] < 0;
+      if (std::isnan(twoPasses[i]))
+        EXPECT_TRUE(std::isnan(fused[i])) << i;
+      else
+        EXPECT_EQ(fused[i], twoPasses[i]) << i;
+    }
+    EXPECT_GT(negative, 0) << "no value for the ReLU to clip";
+    EXPECT_TRUE(std::isnan(fused[5])) << "the NaN vanished";
+  }
+}
+
+// The same for a residual add and its ReLU.
+TEST(TileOps, AddWithReluIsTheReluOfTheSum) {
+  std::mt19937 rng(9);
+  const int64_t count = 70000; // several chunks, a remainder
+  auto a = randomBuffer(count, rng), b = randomBuffer(count, rng);
+  a[3] = std::nanf("");
+  std::vector<float> sum(count), twoPasses(count), fused(count);
+  add(count, a.data(), b.data(), sum.data());
+  reluForward(count, sum.data(), twoPasses.data());
+  add(count, a.data(), b.data(), fused.data(), /*relu=*/true);
+  for (int64_t i = 0; i < count; ++i) {
+    if (i != 3) {
+      EXPECT_EQ(fused[i], twoPasses[i]) << i;
+    }
+  }
+  EXPECT_TRUE(std::isnan(fused[3])) << "the NaN vanished";
+  EXPECT_GT(std::count(fused.begin(), fused.end(), 0.f), count / 4);
 }
 
 // A layout the loops do not have is refused, not misread.

@@ -9,13 +9,15 @@ namespace {
 class AddImplementation final : public LayerImpl {
   void forward(Program &p, Layer &l) const override {
     KernelTimer k(p.timers());
-    p.device().add(l.tile.volume(), l.inputs[0]->in, l.inputs[1]->in,
-                   l.value.data());
+    float *out = l.reluInto ? l.reluInto->value.data() : l.value.data();
+    p.device().add(l.tile.volume(), l.inputs[0]->in, l.inputs[1]->in, out,
+                   l.reluInto != nullptr);
   }
 
   bool writesWholeInputGradients() const override { return true; }
   bool takesBlockedLayouts(const Layer &) const override { return true; }
   bool keepsLayout() const override { return true; }
+  bool appliesRelu() const override { return true; }
 
   void backward(Program &p, Layer &l) const override {
     // Both operands get the output's gradient.

@@ -56,14 +56,17 @@ class BatchNormImplementation final : public LayerImpl {
     const Box &t = l.tile;
     int64_t n = extent(t, 0), c = extent(t, 1), hw = spatial(t);
     const float *x = l.inputs[0]->in;
+    float *out = l.reluInto ? l.reluInto->value.data() : l.value.data();
+    bool relu = l.reluInto != nullptr;
     Param &runningMean = l.params[2], &runningVar = l.params[3];
     if (!p.training()) { // the running statistics normalize
       KernelTimer k(p.timers());
       p.device().batchNormInvStd(c, d.epsilon, runningVar.value.data(),
                                  s.invStd.data());
-      p.device().batchNormForward(
-          n, c, hw, l.block, x, runningMean.value.data(), s.invStd.data(),
-          l.params[0].value.data(), l.params[1].value.data(), l.value.data());
+      p.device().batchNormForward(n, c, hw, l.block, x,
+                                  runningMean.value.data(), s.invStd.data(),
+                                  l.params[0].value.data(),
+                                  l.params[1].value.data(), out, relu);
       return;
     }
     {
@@ -81,12 +84,13 @@ class BatchNormImplementation final : public LayerImpl {
                                       runningVar.value.data());
     p.device().batchNormForward(n, c, hw, l.block, x, s.mean.data(),
                                 s.invStd.data(), l.params[0].value.data(),
-                                l.params[1].value.data(), l.value.data());
+                                l.params[1].value.data(), out, relu);
   }
 
   bool writesWholeInputGradients() const override { return true; }
   bool takesBlockedLayouts(const Layer &) const override { return true; }
   bool keepsLayout() const override { return true; }
+  bool appliesRelu() const override { return true; }
 
   void backward(Program &p, Layer &l) const override {
     BatchNormState &s = l.stateAs<BatchNormState>();

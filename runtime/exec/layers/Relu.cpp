@@ -8,6 +8,8 @@ namespace {
 
 class ReluImplementation final : public LayerImpl {
   void forward(Program &p, Layer &l) const override {
+    if (l.computedByProducer)
+      return;
     KernelTimer k(p.timers());
     p.device().reluForward(l.tile.volume(), l.inputs[0]->in, l.value.data());
   }
@@ -15,13 +17,17 @@ class ReluImplementation final : public LayerImpl {
   bool writesWholeInputGradients() const override { return true; }
   bool takesBlockedLayouts(const Layer &) const override { return true; }
   bool keepsLayout() const override { return true; }
+  bool isRelu() const override { return true; }
 
   void backward(Program &p, Layer &l) const override {
     Edge &in = *l.inputs[0];
     if (!in.dIn)
       return;
     KernelTimer k(p.timers());
-    p.device().reluBackward(l.tile.volume(), in.in, l.grad.data(), in.dIn);
+    // The mask from the output: the input is not written where the
+    // producer computed this ReLU.
+    p.device().reluBackward(l.tile.volume(), l.value.data(), l.grad.data(),
+                            in.dIn);
   }
 };
 

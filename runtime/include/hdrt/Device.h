@@ -139,10 +139,13 @@ public:
                                      float *dBias) = 0;
 
   virtual void reluForward(int64_t count, const float *in, float *out) = 0;
-  virtual void reluBackward(int64_t count, const float *in, const float *dOut,
+  /// `x` is the ReLU's input or its output: both give the same mask
+  /// (reluForward keeps a NaN, and x > 0 exactly where max(x, 0) > 0).
+  virtual void reluBackward(int64_t count, const float *x, const float *dOut,
                             float *dIn) = 0;
-  virtual void add(int64_t count, const float *a, const float *b,
-                   float *out) = 0;
+  /// out = a + b; with `relu`, relu(a + b) (cpu/TileOps.h).
+  virtual void add(int64_t count, const float *a, const float *b, float *out,
+                   bool relu) = 0;
   /// hd.activation (common/Activation.h); backward from the input.
   virtual void activationForward(const Activation &f, int64_t count,
                                  const float *in, float *out) = 0;
@@ -181,11 +184,12 @@ public:
                                       float *runningVar) = 0;
   virtual void batchNormInvStd(int64_t c, double eps, const float *var,
                                float *invStd) = 0;
+  /// With `relu`, out = relu(the normalized value) (cpu/TileOps.h).
   virtual void batchNormForward(int64_t n, int64_t c, int64_t hw,
                                 int64_t block, const float *in,
-                                const float *mean,
-                                const float *invStd, const float *scale,
-                                const float *shift, float *out) = 0;
+                                const float *mean, const float *invStd,
+                                const float *scale, const float *shift,
+                                float *out, bool relu) = 0;
   virtual void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
                                             int64_t block, const float *in,
                                             const float *dOut,

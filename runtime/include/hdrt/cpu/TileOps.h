@@ -43,9 +43,12 @@ void batchNormRunningUpdate(int64_t c, int64_t count, double momentum,
 /// invStd = 1 / sqrt(var + eps): inference normalizes with the running
 /// statistics.
 void batchNormInvStd(int64_t c, double eps, const float *var, float *invStd);
+/// With `relu`, out = max(the normalized value, 0) as reluForward computes
+/// it: a batch norm and the ReLU that is its only reader in one pass.
 void batchNormForward(int64_t n, int64_t c, int64_t hw, int64_t block,
                       const float *in, const float *mean, const float *invStd,
-                      const float *scale, const float *shift, float *out);
+                      const float *scale, const float *shift, float *out,
+                      bool relu = false);
 /// Adds the tile's per-channel sums of dOut and dOut * xhat: the global
 /// values are also the gradients of shift and scale.
 void batchNormBackwardPartialSums(int64_t n, int64_t c, int64_t hw,
@@ -93,8 +96,10 @@ void softmaxCrossEntropyBackward(int64_t n, int64_t k, int64_t classOffset,
 void dropout(const TileRegion &tile, uint64_t seed, uint64_t layer,
              float ratio, const float *in, float *out);
 
-/// out = a + b (backward: both inputs get dOut).
-void add(int64_t count, const float *a, const float *b, float *out);
+/// out = a + b (backward: both inputs get dOut); with `relu`, the ReLU of
+/// the sum as reluForward computes it.
+void add(int64_t count, const float *a, const float *b, float *out,
+         bool relu = false);
 
 /// hd.activation's function on each element, and its gradient from the
 /// input (Device::activationForward/Backward).
