@@ -4,9 +4,10 @@
 // write max(x, 0) into a second one: 25 ms of a 1100 ms ResNet-50 b8 step
 // on one process. Where the ReLU is its producer's only reader, reading it
 // in place, the producer writes the ReLU's output itself
-// (LayerImpl::appliesRelu) and the ReLU's forward is done. Nothing else reads the producer's own output then: the ReLU's
-// backward takes its mask from its output, and the producer's backward
-// reads its input. Values are the same as unfused, bit for bit.
+// (LayerImpl::appliesRelu) and the ReLU's forward is done. Nothing else
+// reads the producer's own output then: the ReLU's backward takes its mask
+// from its output, and the producer's backward reads its input (batch norm)
+// or nothing (add). Values are the same as unfused, bit for bit.
 //
 //===----------------------------------------------------------------------===//
 

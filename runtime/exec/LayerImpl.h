@@ -63,9 +63,11 @@ public:
   virtual bool writesWholeInputGradients() const { return false; }
 
   /// Whether this task's kernels take its 4-D input and output tiles in
-  /// the device's blocked layout (Device::channelBlock), as Edge::block and
-  /// Layer::block name them.
-  virtual bool takesBlockedLayouts(const Layer &l) const { return false; }
+  /// the device's blocked layout of channel block `block`
+  /// (Device::channelBlock), as Edge::block and Layer::block name them.
+  virtual bool takesBlockedLayouts(const Layer &l, int64_t block) const {
+    return false;
+  }
   /// Whether the input and output tiles must share one layout: kernels
   /// that map elements in buffer order (ReLU, add, batch norm's loops).
   virtual bool keepsLayout() const { return false; }

@@ -6,8 +6,9 @@
 // keeps stays blocked between layers where every reader takes it as it is:
 // on this rank (in place, or a local copy of a box of whole channel
 // blocks), by a kind whose kernels take the layout
-// (LayerImpl::takesBlockedLayouts). What is sent to or from other ranks or
-// read by other kinds stays NCHW, the layout of transfers, the loss,
+// (LayerImpl::takesBlockedLayouts: convolution, pooling, batch norm, ReLU,
+// add, concatenation of whole blocks). What is sent to or from other ranks
+// or read by other kinds stays NCHW, the layout of transfers, the loss,
 // checkpoints and every other kernel. Layouts change no value: the
 // kernels compute the same sums, a few in another order.
 //
@@ -37,7 +38,7 @@ void Program::chooseLayouts() {
   };
   auto takesBlocked = [&](const Layer &l, const Box &tile) {
     return l.task >= 0 && tile.rank == 4 && extent(tile, 1) % block == 0 &&
-           l.impl->takesBlockedLayouts(l) &&
+           l.impl->takesBlockedLayouts(l, block) &&
            (!profiling_ || samplesOnly(l.out));
   };
   std::vector<bool> blocked(layers_.size());

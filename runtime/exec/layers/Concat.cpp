@@ -2,7 +2,10 @@
 //
 // Each operand's input box is the part of the tile whose channels fall in
 // that operand's range, in the operand's own channel numbering; a tile may
-// hold none of an operand's channels.
+// hold none of an operand's channels. An operand's box spans the tile's
+// samples, rows and columns, so per sample it is one contiguous run of the
+// tile, at the same offset in NCHW and in a blocked layout (nChw<B>c)
+// whose blocks no operand's range cuts: the same copies serve both.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +46,16 @@ class ConcatImplementation final : public LayerImpl {
     b.hi[1] = std::clamp(t.hi[1] - offset, b.lo[1], channels);
     return b;
   }
+
+  // Every operand starts a block of the tile's channels (their counts are
+  // whole blocks wherever a layout is blocked).
+  bool takesBlockedLayouts(const Layer &l, int64_t block) const override {
+    for (const Edge *e : l.inputs)
+      if (e->hasBox && (inOutput(l, *e).lo[1] - l.tile.lo[1]) % block != 0)
+        return false;
+    return true;
+  }
+  bool keepsLayout() const override { return true; }
 
   void forward(Program &p, Layer &l) const override {
     KernelTimer k(p.timers());

@@ -78,7 +78,7 @@ class Conv2dImplementation final : public LayerImpl {
 
   bool writesWholeInputGradients() const override { return true; }
   // Not a tile in the padding: its fill and bias sums are NCHW loops.
-  bool takesBlockedLayouts(const Layer &l) const override {
+  bool takesBlockedLayouts(const Layer &l, int64_t) const override {
     return !readsNothing(l.stateAs<ConvState>());
   }
 

@@ -67,7 +67,9 @@ class Pool2dImplementation final : public LayerImpl {
   }
 
   bool writesWholeInputGradients() const override { return true; }
-  bool takesBlockedLayouts(const Layer &) const override { return true; }
+  bool takesBlockedLayouts(const Layer &, int64_t) const override {
+    return true;
+  }
 
   void backward(Program &p, Layer &l) const override {
     Edge &in = *l.inputs[0];

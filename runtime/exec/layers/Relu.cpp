@@ -15,7 +15,9 @@ class ReluImplementation final : public LayerImpl {
   }
 
   bool writesWholeInputGradients() const override { return true; }
-  bool takesBlockedLayouts(const Layer &) const override { return true; }
+  bool takesBlockedLayouts(const Layer &, int64_t) const override {
+    return true;
+  }
   bool keepsLayout() const override { return true; }
   bool isRelu() const override { return true; }
 
