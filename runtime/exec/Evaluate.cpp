@@ -29,12 +29,14 @@ void Program::evaluate(int64_t step) {
     } catch (const data::DataError &e) {
       throw Error(std::string("reading the evaluation data: ") + e.what());
     }
+    postTransferReceives(/*forward=*/true);
     for (Layer &l : layers_) {
       for (Edge *e : l.inputs)
         if (e->explicitTransfer)
           transferForward(e->id);
       forward(l.id);
     }
+    finishTransferSends();
     partialLoss += loss.partialLoss;
     if (loss.task >= 0) {
       counted.samples += loss.accuracy.samples;

@@ -130,7 +130,8 @@ void Program::writeMetrics() const {
   appendf(j, "  \"sync_ms\": %.4f,\n", ms(Sync));
   appendf(j, "  \"grad_sync_ms\": %.4f,\n", ms(GradSync));
   appendf(j, "  \"grad_sync_exposed_ms\": %.4f,\n", ms(GradSyncExposed));
-  // hd.transfer exchanges block: all of their time is exposed.
+  // A rank's time in transfers is what it spends packing, posting, waiting
+  // and unpacking; messages in flight between those calls are hidden.
   appendf(j, "  \"transfer_exposed_ms\": %.4f,\n", ms(Transfer));
   appendf(j, "  \"input_ms\": %.4f,\n", ms(Input));
   appendf(j, "  \"overhead_ms\": %.4f,\n",
@@ -145,6 +146,10 @@ void Program::writeMetrics() const {
   long long blocked = std::count_if(layers_.begin(), layers_.end(),
                                     [](const Layer &l) { return l.block > 1; });
   appendf(j, "  \"blocked_tiles\": %lld,\n", blocked);
+  // The transfers whose messages are posted early (exec/Transfers.cpp).
+  long long early = std::count_if(edges_.begin(), edges_.end(),
+                                  [](const Edge &e) { return bool(e.messages); });
+  appendf(j, "  \"early_transfers\": %lld,\n", early);
   appendf(j, "  \"eval\": [");
   // A diverged model's evaluation loss is not finite: JSON's null.
   auto real = [](double v) {

@@ -289,6 +289,19 @@ const std::vector<Flag> &flags() {
          o.blockedLayouts = value == "on";
          return true;
        }},
+      {"--early-transfers", "MODE",
+       "CPU: post each transfer's receives before its data exist and its "
+       "sends as soon as they do (default on); off runs each transfer whole "
+       "where the program reads it",
+       [](const std::string &flag, const std::string &value, Options &o,
+          std::string &error) {
+         if (value != "on" && value != "off") {
+           error = flag + " takes on or off, not '" + value + "'";
+           return false;
+         }
+         o.earlyTransfers = value == "on";
+         return true;
+       }},
       {"--no-tf32", nullptr,
        "GPU: full fp32 convolutions (TF32 tensor cores are allowed by "
        "default, as in PyTorch)",

@@ -53,6 +53,9 @@ struct Options {
   /// Activation tiles between layers in the device's blocked layout where
   /// every reader takes it (Program::chooseLayouts); off: NCHW throughout.
   bool blockedLayouts = true;
+  /// Transfers' messages posted as soon as their buffers or data exist
+  /// (exec/Transfers.cpp); off: each runs whole at its call.
+  bool earlyTransfers = true;
   DeviceOptions device;
   // Fault injection for tests: rank `killRank` kills itself (SIGKILL) at the
   // start of step `killStep`, as if the node had died.

@@ -59,6 +59,7 @@ void Program::prepare() {
   allocateGradients();
   for (Edge &e : edges_)
     prepareEdge(e);
+  prepareTransfers();
   chooseLayouts();
   fuseRelus();
   for (Edge &e : edges_)

@@ -105,6 +105,9 @@ struct Layer {
   LayerDescriptor descriptor;
   std::vector<Edge *> inputs; // by operand
   int consumers = 0;          // edges reading this layer's output
+  /// The explicit transfers out of this layer whose messages are posted
+  /// early (Program::prepareTransfers).
+  std::vector<Edge *> postedTransfers;
   /// Whether the step starts by zeroing `grad`: not where its only reader
   /// writes all of it in place (LayerImpl::writesWholeInputGradients), nor
   /// where several readers accumulate it (`lazyGrad`).
@@ -177,7 +180,14 @@ struct Edge {
   /// The layout of `in` and `dIn`, as Layer::block: the producer's where
   /// they alias its tile, else NCHW.
   int64_t block = 1;
+  /// An explicit transfer's messages on this rank, where they are posted
+  /// early (exec/Transfers.cpp); null where the transfer runs whole at its
+  /// call.
+  std::unique_ptr<mpi::Messages> messages;
 };
+
+/// The producer's tile and the edge's box, as the buffers lay them out.
+std::pair<Box, Box> localBoxes(const Layer &p, const Edge &e);
 
 /// A step's images and labels on the host: one buffer per input box this
 /// rank reads, in the order of Program's inputs.
@@ -297,6 +307,16 @@ private:
   /// whole --eval-data, printed by rank 0.
   void evaluate(int64_t step);
   void reportEpoch(int64_t step);
+  /// Transfers (exec/Transfers.cpp): the messages posted early, collective.
+  void prepareTransfers();
+  /// Posts one direction's receives of every transfer.
+  void postTransferReceives(bool forward);
+  /// After `p`'s forward: sends its tile's boxes to their readers.
+  void sendTransfers(Layer &p);
+  /// Before `p`'s backward: adds in the gradients its readers sent.
+  void receiveTransferGradients(Layer &p);
+  /// Waits for every send in flight.
+  void finishTransferSends();
   void transfer(int64_t edge, bool forward);
   void gatherLocal(Edge &e);
   void scatterLocal(Edge &e);
@@ -342,6 +362,10 @@ private:
   int64_t firstStep_ = 0, step_ = 0, batch_ = 0;
   int64_t lastCheckpoint_ = -1; // the step of the last checkpoint written
   double stepStart_ = 0;
+  /// The communicator of transfers whose messages are posted early, and
+  /// whether this step's backward pass has begun (its receives posted).
+  MPI_Comm transferComm_ = MPI_COMM_NULL;
+  bool backwardBegun_ = false;
   Timers timers_;
   // Inputs: the training source (synthetic without --data), the
   // evaluation data, the input boxes this rank reads, the batch read ahead.

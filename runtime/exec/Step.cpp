@@ -2,7 +2,7 @@
 //
 // The schedule the generated code calls: the step's inputs, each layer's
 // forward and backward through its kind (exec/layers/), the transfers of
-// compiled plans, gradient syncs, the optimizer, and the step's loss, where
+// compiled plans (exec/Transfers.cpp), gradient syncs, the optimizer, and the step's loss, where
 // a non-finite one is traced back to the first layer that produced it.
 //
 //===----------------------------------------------------------------------===//
@@ -34,6 +34,8 @@ void Program::stepBegin(int64_t step) {
   timers_.tracing = !options_.trace.empty() && step + 1 == options_.steps;
   timers_.origin = stepStart_;
   timers_.spans.clear();
+  backwardBegun_ = false;
+  postTransferReceives(/*forward=*/true);
   Charge charge(timers_, Category::Compute);
   stepInputs(step);
 }
@@ -48,15 +50,21 @@ void Program::forward(int64_t id) {
   for (Edge *e : l.inputs)
     gatherLocal(*e);
   l.impl->forward(*this, l);
+  sendTransfers(l);
 }
 
 void Program::backward(int64_t id) {
   Layer &l = layer(id);
   activity_ = "the backward of layer '" + l.name + "'";
+  if (!backwardBegun_) {
+    backwardBegun_ = true;
+    postTransferReceives(/*forward=*/false);
+  }
   Charge charge(timers_, Category::Compute, &l.name, " bwd");
   if (l.task < 0)
     return;
   touchGradient(l); // no reader on this rank wrote it: zeros
+  receiveTransferGradients(l);
   for (Edge *e : l.inputs)
     claimInputGradient(*e);
   l.impl->backward(*this, l);
@@ -96,8 +104,7 @@ void Program::syncStatistics(Layer &l, void *data, int64_t count,
                 " combining the statistics of '" + l.name + "'");
 }
 
-/// The producer's tile and the edge's box, as the buffers lay them out.
-static std::pair<Box, Box> localBoxes(const Layer &p, const Edge &e) {
+std::pair<Box, Box> localBoxes(const Layer &p, const Edge &e) {
   if (e.block == 1)
     return {p.tile, e.box};
   return {channelBlocked(p.tile, e.block), channelBlocked(e.box, e.block)};
@@ -118,34 +125,6 @@ void Program::scatterLocal(Edge &e) {
   Layer &p = layers_[e.producer];
   auto [tile, box] = localBoxes(p, e);
   device_->addRegion(e.dIn, box, p.grad.data(), tile, box);
-}
-
-void Program::transferForward(int64_t id) { transfer(id, /*forward=*/true); }
-
-void Program::transferBackward(int64_t id) { transfer(id, /*forward=*/false); }
-
-/// An edge's compiled plan: forward moves boxes of the producer's tile into
-/// the consumer's input box, backward adds their gradients the other way.
-void Program::transfer(int64_t id, bool forward) {
-  Edge &e = edge(id);
-  std::string what = forward ? "the transfer '" : "the backward transfer '";
-  activity_ = what + e.name + "'";
-  Charge charge(timers_, Category::Transfer, &e.name,
-                forward ? "" : " (backward)");
-  Layer *p = e.producer >= 0 ? &layers_[e.producer] : nullptr;
-  if (!p || !e.explicitTransfer)
-    throw Error("edge " + std::to_string(id) + " is not a transfer");
-  auto [tile, box] = localBoxes(*p, e); // then no move involves this rank
-  mpi::Side side{p->task >= 0 ? &tile : nullptr, e.hasBox ? &box : nullptr};
-  if (!forward && p->task >= 0)
-    touchGradient(*p); // the exchange adds into it
-  int rc = forward ? device_->exchangeForward(MPI_COMM_WORLD, e.plan, side,
-                                              p->value.data(), e.in)
-                   : device_->exchangeBackward(MPI_COMM_WORLD, e.plan, side,
-                                               p->grad.data(), e.dIn);
-  if (rc)
-    throw Error("error " + std::to_string(rc) + " in " + what + p->name +
-                " -> " + e.consumer->name + "'");
 }
 
 void Program::gradSync(int64_t id) {
@@ -195,6 +174,7 @@ void Program::sgdUpdate(int64_t id) {
 }
 
 void Program::stepEnd(int64_t step) {
+  finishTransferSends();
   double partial = layers_.back().partialLoss, total = 0;
   {
     Charge charge(timers_, Category::Sync);

@@ -4,104 +4,162 @@
 
 #include <algorithm>
 #include <climits>
-#include <memory>
 
 namespace hdrt::mpi {
 
+float *Staging::reserve(size_t count) {
+  if (count > size) {
+    data.reset(new float[count]);
+    size = count;
+  }
+  return data.get();
+}
+
+Messages::Messages(MPI_Comm comm, const std::vector<Move> &plan, int tag,
+                   Staging *staging)
+    : comm_(comm), plan_(plan), tag_(tag) {
+  MPI_Comm_rank(comm, &rank_);
+  int64_t size = 0;
+  atDst_.assign(plan.size(), -1);
+  atSrc_.assign(plan.size(), -1);
+  for (size_t i = 0; i < plan.size(); ++i) {
+    // MPI counts are ints: a message above 2^31 elements is refused rather
+    // than silently truncated, before anything is posted.
+    if ((plan[i].dst == rank_ || plan[i].src == rank_) &&
+        plan[i].box.volume() > INT_MAX)
+      countable_ = false;
+    if (plan[i].dst == rank_) {
+      atDst_[i] = size;
+      size += plan[i].box.volume();
+    }
+    if (plan[i].src == rank_) {
+      atSrc_[i] = size;
+      size += plan[i].box.volume();
+    }
+  }
+  slots_ = (staging ? *staging : own_).reserve(size_t(size));
+}
+
+int Messages::postReceives(bool forward) {
+  if (!countable_)
+    return MPI_ERR_COUNT;
+  if (!receives_.empty())
+    return MPI_SUCCESS;
+  receivesForward_ = forward;
+  for (size_t i = 0; i < plan_.size(); ++i) {
+    const Move &m = plan_[i];
+    // Forward, a rank receives where it is the destination; backward, where
+    // it is the source.
+    int64_t slot = forward ? atDst_[i] : atSrc_[i];
+    if (slot < 0)
+      continue;
+    receivedMoves_.push_back(i);
+    receives_.emplace_back();
+    // With MPI's default handler (errors are fatal) a failure here ends
+    // the whole job; it never returns with requests in flight.
+    MPI_Irecv(slots_ + slot, int(m.box.volume()), MPI_FLOAT,
+              forward ? m.src : m.dst, tag_, comm_, &receives_.back());
+  }
+  return MPI_SUCCESS;
+}
+
+int Messages::postSends(Side side, bool forward, const float *data) {
+  if (!countable_)
+    return MPI_ERR_COUNT;
+  if (int rc = finishSends()) // their slots are about to be rewritten
+    return rc;
+  const Box *from = forward ? side.tileBox : side.inBox;
+  for (size_t i = 0; i < plan_.size(); ++i) {
+    const Move &m = plan_[i];
+    int64_t slot = forward ? atSrc_[i] : atDst_[i];
+    if (slot < 0)
+      continue;
+    copyRegion(data, *from, slots_ + slot, m.box, m.box);
+    sends_.emplace_back();
+    MPI_Isend(slots_ + slot, int(m.box.volume()), MPI_FLOAT,
+              forward ? m.dst : m.src, tag_, comm_, &sends_.back());
+  }
+  return MPI_SUCCESS;
+}
+
+int Messages::waitReceives(bool forward) {
+  if (receives_.empty()) {
+    if (int rc = postReceives(forward))
+      return rc;
+  } else if (receivesForward_ != forward) {
+    return MPI_ERR_REQUEST; // the other direction's receives are posted
+  }
+  int rc = MPI_Waitall(int(receives_.size()), receives_.data(),
+                       MPI_STATUSES_IGNORE);
+  receives_.clear();
+  return rc;
+}
+
+int Messages::finishForward(Side side, const float *tile, float *in) {
+  if (side.tileBox && side.inBox)
+    copyRegion(tile, *side.tileBox, in, *side.inBox,
+               intersect(*side.tileBox, *side.inBox));
+  int rc = waitReceives(/*forward=*/true);
+  if (rc == MPI_SUCCESS)
+    for (size_t i : receivedMoves_)
+      copyRegion(slots_ + atDst_[i], plan_[i].box, in, *side.inBox,
+                 plan_[i].box);
+  receivedMoves_.clear();
+  return rc;
+}
+
+int Messages::finishBackward(Side side, float *dTile, const float *dIn) {
+  if (side.tileBox && side.inBox)
+    addRegion(dIn, *side.inBox, dTile, *side.tileBox,
+              intersect(*side.tileBox, *side.inBox));
+  int rc = waitReceives(/*forward=*/false);
+  if (rc == MPI_SUCCESS)
+    for (size_t i : receivedMoves_)
+      addRegion(slots_ + atSrc_[i], plan_[i].box, dTile, *side.tileBox,
+                plan_[i].box);
+  receivedMoves_.clear();
+  return rc;
+}
+
+int Messages::finishSends() {
+  if (sends_.empty())
+    return MPI_SUCCESS;
+  int rc = MPI_Waitall(int(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
+  sends_.clear();
+  return rc;
+}
+
 namespace {
 
-/// MPI counts are ints: a single message above 2^31 elements is refused
-/// rather than silently truncated.
-bool countable(const Box &b) { return b.volume() <= INT_MAX; }
-
-/// Posts every message of one direction of a plan and waits: `outgoing`
-/// moves are packed from `from` and sent, `incoming` received and handed to
-/// `unpack`.
-template <typename Pack, typename Unpack>
-int exchange(MPI_Comm comm, const std::vector<Move> &plan, bool forward,
-             Pack pack, Unpack unpack) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  // Validate before posting anything: returning with requests in flight
-  // would free buffers MPI still writes.
-  for (const Move &m : plan)
-    if (!countable(m.box))
-      return MPI_ERR_COUNT;
-  // Every message's buffer is a slice of one staging area, kept across
-  // calls: fresh buffers cost a page fault per 4 KiB and a zeroing pass,
-  // as much as the copies themselves on activations of a few MB.
-  static thread_local std::unique_ptr<float[]> staging;
-  static thread_local size_t stagingSize = 0;
-  size_t needed = 0;
-  for (const Move &m : plan)
-    if (m.src == rank || m.dst == rank)
-      needed += size_t(m.box.volume());
-  if (needed > stagingSize) {
-    staging.reset(new float[needed]);
-    stagingSize = needed;
-  }
-  float *next = staging.get();
-  std::vector<std::pair<size_t, float *>> received;
-  std::vector<MPI_Request> requests;
-  for (size_t i = 0; i < plan.size(); ++i) {
-    const Move &m = plan[i];
-    int sender = forward ? m.src : m.dst, receiver = forward ? m.dst : m.src;
-    int tag = static_cast<int>(i % 32768); // MPI guarantees tags < 32768
-    if (receiver == rank) {
-      received.push_back({i, next});
-      requests.emplace_back();
-      // With MPI's default handler (errors are fatal) a failure here ends
-      // the whole job; it never returns with requests in flight.
-      MPI_Irecv(next, int(m.box.volume()), MPI_FLOAT, sender, tag, comm,
-                &requests.back());
-      next += m.box.volume();
-    }
-    if (sender == rank) {
-      pack(m, next);
-      requests.emplace_back();
-      MPI_Isend(next, int(m.box.volume()), MPI_FLOAT, receiver, tag, comm,
-                &requests.back());
-      next += m.box.volume();
-    }
-  }
-  if (int rc = MPI_Waitall(int(requests.size()), requests.data(),
-                           MPI_STATUSES_IGNORE))
+/// Both phases of one direction at once, through a staging area kept
+/// across calls.
+template <typename Finish>
+int exchange(MPI_Comm comm, const std::vector<Move> &plan, Side side,
+             bool forward, const float *sent, Finish finish) {
+  static thread_local Staging staging;
+  Messages messages(comm, plan, /*tag=*/0, &staging);
+  if (int rc = messages.postReceives(forward))
     return rc;
-  for (auto [move, buf] : received)
-    unpack(plan[move], buf);
-  return MPI_SUCCESS;
+  if (int rc = messages.postSends(side, forward, sent))
+    return rc;
+  int rc = finish(messages);
+  int sends = messages.finishSends();
+  return rc ? rc : sends;
 }
 
 } // namespace
 
 int exchangeForward(MPI_Comm comm, const std::vector<Move> &plan, Side side,
                     const float *tile, float *in) {
-  if (side.tileBox && side.inBox)
-    copyRegion(tile, *side.tileBox, in, *side.inBox,
-               intersect(*side.tileBox, *side.inBox));
-  return exchange(
-      comm, plan, /*forward=*/true,
-      [&](const Move &m, float *buf) {
-        copyRegion(tile, *side.tileBox, buf, m.box, m.box);
-      },
-      [&](const Move &m, const float *buf) {
-        copyRegion(buf, m.box, in, *side.inBox, m.box);
-      });
+  return exchange(comm, plan, side, /*forward=*/true, tile,
+                  [&](Messages &m) { return m.finishForward(side, tile, in); });
 }
 
 int exchangeBackward(MPI_Comm comm, const std::vector<Move> &plan, Side side,
                      float *dTile, const float *dIn) {
-  if (side.tileBox && side.inBox)
-    addRegion(dIn, *side.inBox, dTile, *side.tileBox,
-              intersect(*side.tileBox, *side.inBox));
-  return exchange(
-      comm, plan, /*forward=*/false,
-      [&](const Move &m, float *buf) {
-        copyRegion(dIn, *side.inBox, buf, m.box, m.box);
-      },
-      [&](const Move &m, const float *buf) {
-        addRegion(buf, m.box, dTile, *side.tileBox, m.box);
-      });
+  return exchange(comm, plan, side, /*forward=*/false, dIn, [&](Messages &m) {
+    return m.finishBackward(side, dTile, dIn);
+  });
 }
 
 int allReduceSum(MPI_Comm comm, float *data, int64_t count) {

@@ -4,7 +4,8 @@
 // compiler's own plan computation (hd::transferPlan); every rank checks
 // that its input box holds exactly the global tensor's values, and that
 // backward adds to each element of its tile the number of consumer tasks
-// that read it. Exits non-zero (and aborts the job) on any mismatch.
+// that read it; each plan alone, and all plans' messages in flight at once
+// (hdrt::mpi::Messages). Exits non-zero (and aborts the job) on any mismatch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +17,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -117,52 +120,135 @@ hd::Layer concatSecond(std::vector<int64_t> in, int64_t offset,
   return l;
 }
 
-/// Runs one scenario on this rank; returns the number of wrong values.
-int64_t run(const Scenario &s, int rank) {
-  hd::ProducerGrid grid = hd::producerGrid(s.producerShape, s.producer);
-  hd::ConsumerTiles tiles = hd::consumerTiles(s.consumer, 0, s.config);
+/// One scenario's plan and buffers on this rank.
+struct Case {
+  hd::ConsumerTiles tiles;
+  std::vector<int64_t> shape;
+  float offset = 0; // added to every value: tells cases apart
   std::vector<hdrt::mpi::Move> plan;
-  for (const hd::BoxMove &m : hd::transferPlan(grid, tiles))
-    plan.push_back({int(m.src), int(m.dst), toBox(m.box)});
-
-  bool hasTile = rank < s.producer.tasks();
-  bool hasInput = rank < static_cast<int64_t>(tiles.boxes.size());
   hdrt::Box tileBox, inBox;
-  if (hasTile)
-    tileBox = toBox(
-        hd::tileOfTask(s.producerShape, s.producer.degrees, rank));
-  if (hasInput)
-    inBox = toBox(tiles.boxes[rank]);
-  hdrt::mpi::Side side{hasTile ? &tileBox : nullptr,
-                       hasInput ? &inBox : nullptr};
+  bool hasTile = false, hasInput = false;
+  std::vector<float> tile, in, dTile, dIn;
 
-  std::vector<float> tile(hasTile ? tileBox.volume() : 0);
-  forEach(tileBox, [&](const int64_t *idx, int64_t off) {
-    tile[off] = valueAt(s.producerShape, idx);
+  hdrt::mpi::Side side() const {
+    return {hasTile ? &tileBox : nullptr, hasInput ? &inBox : nullptr};
+  }
+};
+
+/// What backward adds to must be kept: a tile's gradient starts here.
+constexpr float kGradientBefore = 10.0f;
+
+Case prepare(const Scenario &s, int rank, float offset = 0) {
+  Case c;
+  c.offset = offset;
+  hd::ProducerGrid grid = hd::producerGrid(s.producerShape, s.producer);
+  c.tiles = hd::consumerTiles(s.consumer, 0, s.config);
+  c.shape = s.producerShape;
+  for (const hd::BoxMove &m : hd::transferPlan(grid, c.tiles))
+    c.plan.push_back({int(m.src), int(m.dst), toBox(m.box)});
+  c.hasTile = rank < s.producer.tasks();
+  c.hasInput = rank < static_cast<int64_t>(c.tiles.boxes.size());
+  if (c.hasTile)
+    c.tileBox = toBox(
+        hd::tileOfTask(s.producerShape, s.producer.degrees, rank));
+  if (c.hasInput)
+    c.inBox = toBox(c.tiles.boxes[rank]);
+  c.tile.resize(c.hasTile ? c.tileBox.volume() : 0);
+  forEach(c.tileBox, [&](const int64_t *idx, int64_t off) {
+    c.tile[off] = valueAt(c.shape, idx) + c.offset;
   });
-  std::vector<float> in(hasInput ? inBox.volume() : 0, -1.0f);
-  if (hdrt::mpi::exchangeForward(MPI_COMM_WORLD, plan, side, tile.data(),
-                                 in.data()) != MPI_SUCCESS)
+  c.in.assign(c.hasInput ? c.inBox.volume() : 0, -1.0f);
+  // Backward: every consumer task sends ones.
+  c.dIn.assign(c.in.size(), 1.0f);
+  c.dTile.assign(c.tile.size(), kGradientBefore);
+  return c;
+}
+
+/// Wrong values of the input box after forward.
+int64_t wrongInputs(const Case &c) {
+  int64_t wrong = 0;
+  forEach(c.inBox, [&](const int64_t *idx, int64_t off) {
+    wrong += c.in[off] != valueAt(c.shape, idx) + c.offset;
+  });
+  return wrong;
+}
+
+/// Wrong values of the tile's gradient after backward: each element
+/// collects how many input boxes hold it, on top of the gradient it already
+/// had (backward adds, it must not overwrite).
+int64_t wrongGradients(const Case &c) {
+  int64_t wrong = 0;
+  forEach(c.tileBox, [&](const int64_t *idx, int64_t off) {
+    int64_t readers = 0;
+    for (const hd::TileBox &b : c.tiles.boxes)
+      readers += contains(toBox(b), idx);
+    wrong += c.dTile[off] != kGradientBefore + static_cast<float>(readers);
+  });
+  return wrong;
+}
+
+/// Runs one scenario on this rank, each direction whole; returns the
+/// number of wrong values.
+int64_t run(const Scenario &s, int rank) {
+  Case c = prepare(s, rank);
+  if (hdrt::mpi::exchangeForward(MPI_COMM_WORLD, c.plan, c.side(),
+                                 c.tile.data(), c.in.data()) != MPI_SUCCESS)
+    return 1;
+  if (hdrt::mpi::exchangeBackward(MPI_COMM_WORLD, c.plan, c.side(),
+                                  c.dTile.data(),
+                                  c.dIn.data()) != MPI_SUCCESS)
+    return 1;
+  return wrongInputs(c) + wrongGradients(c);
+}
+
+/// Runs scenarios at once through Messages, as a step posts them: all
+/// receives first, then the sends in the opposite order, then the waits in
+/// an order that differs from rank to rank, so that messages of several
+/// plans are in flight between the same ranks at the same time. Each case
+/// has values of its own. With one tag for all, messages land in the wrong
+/// plan's slots.
+int64_t runPosted(const std::vector<const Scenario *> &all, int rank,
+                  int size, bool distinctTags) {
+  std::deque<Case> cases; // the messages keep references to their plans
+  std::vector<std::unique_ptr<hdrt::mpi::Messages>> messages;
+  for (const Scenario *s : all)
+    if (s->producer.tasks() <= size && s->config.tasks() <= size)
+      cases.push_back(prepare(*s, rank, 1000.0f * float(cases.size())));
+  for (size_t i = 0; i < cases.size(); ++i)
+    messages.push_back(std::make_unique<hdrt::mpi::Messages>(
+        MPI_COMM_WORLD, cases[i].plan, distinctTags ? int(2 * i) : 0));
+  size_t n = cases.size();
+  int rc = MPI_SUCCESS;
+  auto check = [&](int result) { rc = rc ? rc : result; };
+  for (auto &m : messages)
+    check(m->postReceives(/*forward=*/true));
+  for (size_t i = n; i-- > 0;)
+    check(messages[i]->postSends(cases[i].side(), /*forward=*/true,
+                                 cases[i].tile.data()));
+  for (size_t k = 0; k < n; ++k) {
+    size_t i = (k + size_t(rank)) % n;
+    check(messages[i]->finishForward(cases[i].side(), cases[i].tile.data(),
+                                     cases[i].in.data()));
+  }
+  for (auto &m : messages) {
+    check(m->finishSends());
+    check(m->postReceives(/*forward=*/false));
+  }
+  for (size_t i = n; i-- > 0;)
+    check(messages[i]->postSends(cases[i].side(), /*forward=*/false,
+                                 cases[i].dIn.data()));
+  for (size_t k = 0; k < n; ++k) {
+    size_t i = (k + size_t(rank)) % n;
+    check(messages[i]->finishBackward(cases[i].side(), cases[i].dTile.data(),
+                                      cases[i].dIn.data()));
+  }
+  for (auto &m : messages)
+    check(m->finishSends());
+  if (rc != MPI_SUCCESS)
     return 1;
   int64_t wrong = 0;
-  forEach(inBox, [&](const int64_t *idx, int64_t off) {
-    wrong += in[off] != valueAt(s.producerShape, idx);
-  });
-
-  // Backward: every consumer task sends ones; each tile element collects
-  // how many input boxes hold it, on top of the gradient it already had
-  // (backward adds, it must not overwrite).
-  constexpr float before = 10.0f;
-  std::vector<float> dIn(in.size(), 1.0f), dTile(tile.size(), before);
-  if (hdrt::mpi::exchangeBackward(MPI_COMM_WORLD, plan, side, dTile.data(),
-                                  dIn.data()) != MPI_SUCCESS)
-    return 1;
-  forEach(tileBox, [&](const int64_t *idx, int64_t off) {
-    int64_t readers = 0;
-    for (const hd::TileBox &b : tiles.boxes)
-      readers += contains(toBox(b), idx);
-    wrong += dTile[off] != before + static_cast<float>(readers);
-  });
+  for (const Case &c : cases)
+    wrong += wrongInputs(c) + wrongGradients(c);
   return wrong;
 }
 
@@ -198,6 +284,27 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "FAIL %s: %lld wrong values\n", s.name.c_str(),
                    (long long)total);
     (total ? failed : passed) += 1;
+  }
+
+  // Every plan's messages in flight at once, as a step posts them, a halo
+  // twice among them; and, to show that this can fail, the two halos with
+  // one tag for both (messages of one size: MPI matches them without an
+  // error, into the wrong plan's slots).
+  std::vector<const Scenario *> every, halos = {&all[0], &all[0]};
+  for (const Scenario &s : all)
+    every.push_back(&s);
+  every.push_back(&all[0]);
+  for (bool distinct : {true, false}) {
+    if (!distinct && size < 2)
+      continue; // no messages to mix up
+    int64_t wrong = runPosted(distinct ? every : halos, rank, size, distinct);
+    int64_t total = 0;
+    MPI_Allreduce(&wrong, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    bool ok = distinct ? total == 0 : total > 0;
+    if (rank == 0 && !ok)
+      std::fprintf(stderr, "FAIL posted messages, %s tags: %lld wrong\n",
+                   distinct ? "distinct" : "shared", (long long)total);
+    (ok ? passed : failed) += 1;
   }
 
   // Replica groups: ranks of equal parity sum their (rank + 1) ones.
