@@ -114,10 +114,11 @@ double CostModel::runtimeCopyGbps() const {
   return machine.copyGbps > 0 ? machine.copyGbps : machine.memGbps;
 }
 
-double CostModel::analyticComputeMs(const Layer &layer,
-                                    const ParallelConfig &config) const {
+CostModel::PassTimes
+CostModel::analyticPasses(const Layer &layer,
+                          const ParallelConfig &config) const {
   if (layer.kind == CostKind::View)
-    return 0;
+    return {};
   TileBox tile = largestTile(layer.shape, config.degrees);
   double fraction = double(tile.volume()) /
                     double(std::max<int64_t>(1, numElements(layer.shape)));
@@ -150,19 +151,23 @@ double CostModel::analyticComputeMs(const Layer &layer,
   switch (layer.kind) {
   case CostKind::Conv:
   case CostKind::Linear: {
-    double ms = rooflineMs(flops, in + weights + out, true) + // forward
-                rooflineMs(flops, out + in + weights, true);  // weights
+    double forward = rooflineMs(flops, in + weights + out, true);
+    double ms = forward + rooflineMs(flops, out + in + weights, true);
     if (needsInputGradient)
       ms += rooflineMs(flops, out + weights + in, true); // data
-    return ms + update;
+    return {ms + update, ms - forward, update};
   }
-  case CostKind::Normalization:
+  case CostKind::Normalization: {
     // Backward needs about twice the forward work (two reductions).
-    return rooflineMs(flops, in + out, false) +
-           rooflineMs(2 * flops, 2 * out + in, false) + update;
-  default:
-    return rooflineMs(flops, in + out, false) +
-           rooflineMs(flops, out + in + (needsInputGradient ? in : 0), false);
+    double backward = rooflineMs(2 * flops, 2 * out + in, false);
+    return {rooflineMs(flops, in + out, false) + backward + update, backward,
+            update};
+  }
+  default: {
+    double backward =
+        rooflineMs(flops, out + in + (needsInputGradient ? in : 0), false);
+    return {rooflineMs(flops, in + out, false) + backward, backward, 0};
+  }
   }
 }
 
@@ -173,16 +178,23 @@ LayerCost CostModel::layerCost(const Layer &layer,
   std::vector<int64_t> tileShape;
   for (unsigned d = 0; d < tile.rank(); ++d)
     tileShape.push_back(tile[d].size());
-  if (std::optional<double> ms = profile.lookup(layer.signature, tileShape)) {
-    cost.computeMs = *ms;
+  PassTimes passes;
+  if (const ProfileEntry *e = profile.anyEntry(layer.signature, tileShape)) {
+    passes = {e->totalMs(), e->bwdMs, e->updateMs};
     cost.measured = true;
   } else {
-    cost.computeMs = analyticComputeMs(layer, config);
+    passes = analyticPasses(layer, config);
   }
-  cost.computeMs += gradientAccumulationMs(layer, tile);
-  cost.computeMs *= coreSharing(config);
-  if (config.tasks() > 1)
-    cost.computeMs *= 1 + machine.stragglerFraction;
+  // The adds of shared input gradients run in backward.
+  double accumulation = gradientAccumulationMs(layer, tile);
+  cost.computeMs = passes.total + accumulation;
+  cost.backwardMs = passes.backward + accumulation;
+  cost.updateMs = passes.update;
+  for (double *ms : {&cost.computeMs, &cost.backwardMs, &cost.updateMs}) {
+    *ms *= coreSharing(config);
+    if (config.tasks() > 1)
+      *ms *= 1 + machine.stragglerFraction;
+  }
 
   // Statistics shared across tasks (batch norm's per-channel sums among the
   // tasks holding the same channels, the softmax's per-sample maximum and
@@ -508,7 +520,44 @@ StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
     total.layers.push_back(report);
   }
   total.peakMemBytes = *std::max_element(deviceMem.begin(), deviceMem.end());
+  total.exposedSyncMs = total.syncMs;
+  if (model.getMachine().syncOverlap) {
+    std::vector<LayerCost> costs;
+    std::vector<double> transfers;
+    for (const LayerReport &r : total.layers) {
+      costs.push_back(r.cost);
+      transfers.push_back(r.inTransferMs);
+    }
+    total.exposedSyncMs = exposedSyncMs(costs, transfers);
+  }
   return total;
+}
+
+double exposedSyncMs(const std::vector<LayerCost> &layers,
+                     const std::vector<double> &inTransferMs) {
+  size_t n = layers.size();
+  double t = 0; // the compute timeline
+  for (size_t l = 0; l < n; ++l)
+    t += layers[l].computeMs - layers[l].backwardMs - layers[l].updateMs +
+         inTransferMs[l] / 2;
+  // Backward in reverse program order: a layer's sum starts once its
+  // backward and its transfers back are done and the sums before it are.
+  std::vector<double> summed(n, 0); // when each layer's sum ends
+  double channel = 0;
+  for (size_t l = n; l-- > 0;) {
+    t += layers[l].backwardMs + inTransferMs[l] / 2;
+    if (layers[l].syncMs > 0) {
+      channel = std::max(channel, t) + layers[l].syncMs;
+      summed[l] = channel;
+    }
+  }
+  // The updates in the same order, each after its own sum.
+  double end = t, instant = t;
+  for (size_t l = n; l-- > 0;) {
+    end = std::max(end, summed[l]) + layers[l].updateMs;
+    instant += layers[l].updateMs;
+  }
+  return end - instant;
 }
 
 } // namespace hd

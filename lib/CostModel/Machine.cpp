@@ -138,7 +138,8 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
       {"devices_per_node", &Machine::devicesPerNode, true},
       {"cores_per_node", &Machine::coresPerNode, false},
   };
-  std::vector<StringRef> fields = {"name", "profile", "allreduce_curve"};
+  std::vector<StringRef> fields = {"name", "profile", "allreduce_curve",
+                                   "sync_overlap"};
   for (const FieldSpec &f : numbers)
     fields.push_back(f.name);
   for (const CountSpec &f : counts)
@@ -239,6 +240,11 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
       m.allReduceCurve.push_back({*bytes, *gbps});
     }
   }
+  if (const json::Value *o = obj->get("sync_overlap")) {
+    if (!o->getAsBoolean())
+      return fieldError(origin, "sync_overlap", "must be true or false");
+    m.syncOverlap = *o->getAsBoolean();
+  }
   if (const json::Value *p = obj->get("profile")) {
     if (!p->getAsString())
       return fieldError(origin, "profile", "must be a file path string");
@@ -296,6 +302,8 @@ std::string machineToJSON(const Machine &m) {
     o["straggler_fraction"] = m.stragglerFraction;
   if (m.copyGbps > 0)
     o["copy_gbps"] = m.copyGbps;
+  if (m.syncOverlap)
+    o["sync_overlap"] = true;
   if (!m.profile.empty())
     o["profile"] = m.profile;
   return formatv("{0:2}", json::Value(std::move(o))).str();

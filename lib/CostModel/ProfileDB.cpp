@@ -83,15 +83,15 @@ Expected<ProfileDB> ProfileDB::load(StringRef path) {
   return parse((*file)->getBuffer(), path);
 }
 
-std::optional<double> ProfileDB::lookup(const std::string &signature,
+const ProfileEntry *ProfileDB::anyEntry(const std::string &signature,
                                         const std::vector<int64_t> &tile) const {
   // Keys sort by signature and tile first: the first entry at or after
   // (signature, tile, "", "") is one of them if any exists.
   auto it = entries.lower_bound({signature, tile, "", ""});
   if (it == entries.end() || std::get<0>(it->first) != signature ||
       std::get<1>(it->first) != tile)
-    return std::nullopt;
-  return it->second.totalMs();
+    return nullptr;
+  return &it->second;
 }
 
 const ProfileEntry *ProfileDB::find(const std::string &signature,

@@ -33,9 +33,10 @@ static std::string shapeKey(const std::vector<int64_t> &shape) {
 }
 
 CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
-                       std::vector<std::vector<ParallelConfig>> candidates)
+                       std::vector<std::vector<ParallelConfig>> candidates,
+                       double syncWeight)
     : model(model), graph(graph), candidates(std::move(candidates)),
-      edgesOf(graph.layers.size()), readers(graph.layers.size(), 0) {
+      syncWeight(syncWeight), edgesOf(graph.layers.size()), readers(graph.layers.size(), 0) {
   for (size_t l = 0; l < graph.layers.size(); ++l) {
     const Layer &layer = graph.layers[l];
     // A layer fed only by graph inputs skips its backward-data pass, and
@@ -160,7 +161,7 @@ const std::vector<double> &CostTables::nodeTable(int l) {
   if (table.empty())
     for (const ParallelConfig &c : candidates[l]) {
       LayerCost cost = model.layerCost(graph.layers[l], c);
-      table.push_back(cost.computeMs + cost.syncMs);
+      table.push_back(cost.computeMs + syncWeight * cost.syncMs);
     }
   return table;
 }

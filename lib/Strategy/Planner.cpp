@@ -121,20 +121,66 @@ void Planner::keepBestBaseline(SearchResult &result) const {
   // approximation that a graph too wide to eliminate falls back to can.
   for (StrategyKind kind :
        {StrategyKind::Data, StrategyKind::Model, StrategyKind::OWT}) {
-    std::vector<ParallelConfig> baseline =
-        baselineStrategy(kind, graph, target.devices);
-    std::vector<int> choice;
-    for (size_t l = 0; l < graph.layers.size(); ++l) {
-      auto it = find(candidates[l], baseline[l]);
-      // A pinned layer has one candidate, its pin.
-      choice.push_back(it == candidates[l].end() ? 0
-                                                 : it - candidates[l].begin());
-    }
+    std::vector<int> choice =
+        choiceOf(baselineStrategy(kind, graph, target.devices));
     double cost = tables->evaluate(choice);
     if (cost < result.cost && memoryBound(choice) <= capacityBytes()) {
       result.choice = std::move(choice);
       result.cost = cost;
     }
+  }
+}
+
+std::vector<int>
+Planner::choiceOf(const std::vector<ParallelConfig> &configs) const {
+  std::vector<int> choice;
+  for (size_t l = 0; l < graph.layers.size(); ++l) {
+    auto it = find(candidates[l], configs[l]);
+    // A pinned layer has one candidate, its pin.
+    choice.push_back(it == candidates[l].end() ? 0
+                                               : it - candidates[l].begin());
+  }
+  return choice;
+}
+
+std::vector<ParallelConfig>
+Planner::configsOf(const std::vector<int> &choice) const {
+  std::vector<ParallelConfig> configs;
+  for (size_t l = 0; l < graph.layers.size(); ++l)
+    configs.push_back(candidates[l][choice[l]]);
+  return configs;
+}
+
+void Planner::preferHiddenSync() {
+  double capacity = double(capacityBytes());
+  double best = evaluateStrategy(model, graph, chosen).totalMs();
+  auto consider = [&](const std::vector<int> &choice) {
+    if (memoryBound(choice) > capacity)
+      return;
+    std::vector<ParallelConfig> configs = configsOf(choice);
+    double ms = evaluateStrategy(model, graph, configs).totalMs();
+    if (ms < best) {
+      best = ms;
+      chosen = std::move(configs);
+    }
+  };
+  for (StrategyKind kind :
+       {StrategyKind::Data, StrategyKind::Model, StrategyKind::OWT})
+    consider(choiceOf(baselineStrategy(kind, graph, target.devices)));
+  // The weight follows the strategy the last search found; a few rounds
+  // settle it.
+  double weight = 1;
+  std::vector<ParallelConfig> last = chosen;
+  for (int round = 0; round < 3; ++round) {
+    StrategyCost cost = evaluateStrategy(model, graph, last);
+    if (cost.syncMs <= 0 ||
+        std::abs(cost.exposedSyncMs / cost.syncMs - weight) < 0.01)
+      break;
+    weight = cost.exposedSyncMs / cost.syncMs;
+    CostTables weighted(model, graph, candidates, weight);
+    std::vector<int> choice = searchByGroups(weighted, {}).choice;
+    consider(choice);
+    last = configsOf(choice);
   }
 }
 
@@ -227,10 +273,10 @@ Error Planner::search() {
         keepBestBaseline(result);
     }
   }
-  chosen.clear();
-  for (size_t l = 0; l < graph.layers.size(); ++l)
-    chosen.push_back(candidates[l][result.choice[l]]);
+  chosen = configsOf(result.choice);
   searchStats = result.stats;
+  if (target.machine.syncOverlap)
+    preferHiddenSync();
   return Error::success();
 }
 

@@ -312,6 +312,10 @@ int calibrate() {
   // Every speed above was measured with all `ranks` processes busy on
   // these cores: the cost model scales layers with fewer tasks from it.
   m.coresPerNode = std::max(1u, std::thread::hardware_concurrency());
+  // The CPU runtime sums gradients beside backward where each rank has a
+  // core to spare (--overlap-sync auto); on one core the sums take the
+  // kernels' time and add up.
+  m.syncOverlap = m.coresPerNode >= 2 * ranks;
   if (myRank == 0)
     writeAtomically(output, hd::machineToJSON(m));
   out() << formatv("hd-profile: calibrated {0} processes: {1:f1} GFLOP/s "

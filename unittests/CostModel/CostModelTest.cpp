@@ -210,3 +210,110 @@ TEST(CostModel, StrategyTotalsAddUp) {
   EXPECT_EQ(one.transferMs + one.syncMs, 0);
   EXPECT_EQ(one.commBytes, 0);
 }
+
+namespace {
+
+/// The exposed sync of a schedule without updates, in closed form: sums
+/// issued at times r_1 <= ... <= r_k one after another on one channel end
+/// at max over i of (r_i + s_i + ... + s_k), and the step waits for what
+/// lies beyond the backward pass's end.
+double closedFormExposed(const std::vector<LayerCost> &layers,
+                         const std::vector<double> &transfers) {
+  double forward = 0, backward = 0;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    forward += layers[l].computeMs - layers[l].backwardMs + transfers[l] / 2;
+    backward += layers[l].backwardMs + transfers[l] / 2;
+  }
+  std::vector<std::pair<double, double>> issued; // (ready, sum), in order
+  double t = forward;
+  for (size_t l = layers.size(); l-- > 0;) {
+    t += layers[l].backwardMs + transfers[l] / 2;
+    if (layers[l].syncMs > 0)
+      issued.push_back({t, layers[l].syncMs});
+  }
+  double end = 0;
+  for (size_t i = 0; i < issued.size(); ++i) {
+    double rest = 0;
+    for (size_t j = i; j < issued.size(); ++j)
+      rest += issued[j].second;
+    end = std::max(end, issued[i].first + rest);
+  }
+  return std::max(0.0, end - (forward + backward));
+}
+
+} // namespace
+
+TEST(CostModel, ExposedSyncMatchesTheClosedForm) {
+  // Random chains, some layers without parameters: the schedule's sum of
+  // what the step waits for against the closed form.
+  uint64_t state = 12345;
+  auto uniform = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return double(state >> 11) / double(1ull << 53);
+  };
+  for (int trial = 0; trial < 500; ++trial) {
+    size_t n = 1 + size_t(uniform() * 12);
+    std::vector<LayerCost> layers(n);
+    std::vector<double> transfers(n);
+    for (size_t l = 0; l < n; ++l) {
+      layers[l].backwardMs = 5 * uniform();
+      layers[l].computeMs = layers[l].backwardMs + 3 * uniform();
+      layers[l].syncMs = uniform() < 0.3 ? 0 : 8 * uniform();
+      transfers[l] = uniform() < 0.5 ? 0 : 2 * uniform();
+    }
+    EXPECT_NEAR(exposedSyncMs(layers, transfers),
+                closedFormExposed(layers, transfers), 1e-9)
+        << "trial " << trial;
+  }
+}
+
+TEST(CostModel, ExposedSyncHand) {
+  // Program order a, b. Forward takes 1 + 2 ms; backward runs b (4 ms,
+  // ends at 7) then a (2 ms, ends at 9). b's sum of 5 ms runs from 7 to 12,
+  // a's sum of 1 ms from 12 to 13. Updates in the same order: b's 0.5 ms
+  // after its sum, 12 to 12.5; a's 1 ms after its own, 13 to 14. With
+  // instant sums the step would end at 9 + 1.5: 3.5 ms exposed.
+  std::vector<LayerCost> layers(2);
+  layers[0] = {/*computeMs=*/1 + 2 + 1, /*backwardMs=*/2, /*updateMs=*/1};
+  layers[0].syncMs = 1;
+  layers[1] = {/*computeMs=*/2 + 4 + 0.5, /*backwardMs=*/4, /*updateMs=*/0.5};
+  layers[1].syncMs = 5;
+  EXPECT_NEAR(exposedSyncMs(layers, {0, 0}), 3.5, 1e-12);
+  // No sums: nothing exposed. b's sum of 1.5 ms (7 to 8.5) hides behind
+  // a's backward: nothing exposed.
+  layers[0].syncMs = layers[1].syncMs = 0;
+  EXPECT_EQ(exposedSyncMs(layers, {0, 0}), 0);
+  layers[1].syncMs = 1.5;
+  EXPECT_NEAR(exposedSyncMs(layers, {0, 0}), 0, 1e-12);
+}
+
+TEST(CostModel, OverlappingMachinesPredictOnlyTheExposedSync) {
+  Machine serial = machine(), overlapped = machine();
+  overlapped.syncOverlap = true;
+  LayerGraph g;
+  Layer first = fcLayer();
+  first.inputs = {{-1, {64, 512}}};
+  Layer second = fcLayer();
+  second.shape = {64, 512};
+  second.inputs = {{0, {64, 1000}}};
+  second.inputBox = [](unsigned, const TileBox &t) {
+    return TileBox({t[0], {0, 1000}});
+  };
+  g.layers = {first, second};
+  std::vector<ParallelConfig> data = {{{4, 1}}, {{4, 1}}};
+  StrategyCost a = evaluateStrategy(CostModel(serial), g, data);
+  StrategyCost b = evaluateStrategy(CostModel(overlapped), g, data);
+  EXPECT_EQ(a.exposedSyncMs, a.syncMs);
+  EXPECT_EQ(a.totalMs(), a.serializedMs());
+  ASSERT_GT(b.syncMs, 0);
+  EXPECT_EQ(b.syncMs, a.syncMs);
+  EXPECT_LT(b.exposedSyncMs, b.syncMs); // the second layer's sum hides
+  EXPECT_GE(b.exposedSyncMs, 0);
+  EXPECT_NEAR(b.totalMs(), b.computeMs + b.transferMs + b.exposedSyncMs,
+              1e-12);
+  for (const LayerReport &l : b.layers) {
+    EXPECT_GT(l.cost.backwardMs, 0);
+    EXPECT_GT(l.cost.updateMs, 0);
+    EXPECT_LT(l.cost.backwardMs + l.cost.updateMs, l.cost.computeMs);
+  }
+}

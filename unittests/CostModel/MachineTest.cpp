@@ -53,6 +53,23 @@ TEST(Machine, CoresPerNodeIsOptionalAndRoundTrips) {
   EXPECT_EQ(parseMachine(machineToJSON(*m), "x")->coresPerNode, 2);
 }
 
+TEST(Machine, SyncOverlapIsOptionalBooleanAndRoundTrips) {
+  EXPECT_FALSE(parseMachine(valid, "m.json")->syncOverlap);
+  std::string overlapped = valid;
+  overlapped.replace(overlapped.find("\"latency_us\": 3"), 15,
+                     "\"latency_us\": 3, \"sync_overlap\": true");
+  llvm::Expected<Machine> m = parseMachine(overlapped, "m.json");
+  ASSERT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());
+  EXPECT_TRUE(m->syncOverlap);
+  EXPECT_TRUE(parseMachine(machineToJSON(*m), "x")->syncOverlap);
+  std::string bad = valid;
+  bad.replace(bad.find("\"latency_us\": 3"), 15,
+              "\"latency_us\": 3, \"sync_overlap\": 1");
+  EXPECT_NE(errorOf(bad).find("'sync_overlap' must be true or false"),
+            std::string::npos)
+      << errorOf(bad);
+}
+
 TEST(Machine, CalibratedStragglersAndCopiesAreOptionalAndRoundTrip) {
   llvm::Expected<Machine> plain = parseMachine(valid, "m.json");
   EXPECT_EQ(plain->stragglerFraction, 0);

@@ -33,6 +33,9 @@ namespace hd {
 
 struct LayerCost {
   double computeMs = 0; // t_c, including batch-norm/softmax statistic syncs
+  /// The parts of computeMs in the backward pass and in the optimizer's
+  /// update (the rest is forward): where gradient sums can hide.
+  double backwardMs = 0, updateMs = 0;
   double syncMs = 0;    // t_s
   double syncBytes = 0; // bytes the gradient all-reduce moves, all links
   bool measured = false; // t_c came from the profile database
@@ -133,7 +136,12 @@ private:
   /// node's processes share its cores (1 when devices do not share).
   double coreSharing(const ParallelConfig &config) const;
 
-  double analyticComputeMs(const Layer &layer,
+  /// The roofline's time of the largest tile's passes: forward + backward
+  /// + update, and the parts of it in backward and in the update.
+  struct PassTimes {
+    double total = 0, backward = 0, update = 0;
+  };
+  PassTimes analyticPasses(const Layer &layer,
                            const ParallelConfig &config) const;
 
   Machine machine;
@@ -150,15 +158,30 @@ struct LayerReport {
 
 struct StrategyCost {
   double computeMs = 0, transferMs = 0, syncMs = 0;
+  /// The part of syncMs the step waits for: all of it, unless the machine
+  /// overlaps gradient sums with the backward pass (Machine::syncOverlap).
+  double exposedSyncMs = 0;
   double commBytes = 0;
   int64_t peakMemBytes = 0; // the device that needs the most
   std::vector<LayerReport> layers;
 
-  double totalMs() const { return computeMs + transferMs + syncMs; }
+  /// The predicted step.
+  double totalMs() const { return computeMs + transferMs + exposedSyncMs; }
+  /// The paper's sum of the three terms, which the search minimizes.
+  double serializedMs() const { return computeMs + transferMs + syncMs; }
 };
 
 StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
                               const std::vector<ParallelConfig> &strategy);
+
+/// The sync a step waits for when gradient sums run beside the backward
+/// pass, one after another in the order their layers finish backward
+/// (reverse program order), and each layer's update waits for its own sum:
+/// the step's end less that of the same schedule with instant sums. Per
+/// layer, in program order: its cost, and the transfer time into it (half
+/// forward, half backward, on the compute timeline).
+double exposedSyncMs(const std::vector<LayerCost> &layers,
+                     const std::vector<double> &inTransferMs);
 
 } // namespace hd
 

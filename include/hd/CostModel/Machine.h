@@ -64,6 +64,12 @@ struct Machine {
   /// backward's adds) and the adds of shared gradients. hd-profile
   /// calibrate measures it through the runtime's exchange; 0: memGbps.
   double copyGbps = 0;
+  /// Whether the runtime sums gradients beside the backward pass (the CUDA
+  /// backend's communication stream; CPU ranks with a core to spare, as
+  /// hd-profile calibrate finds). The predicted step then waits only for
+  /// the sums the rest of backward and the updates do not hide
+  /// (evaluateStrategy). false: they add up, as in the paper.
+  bool syncOverlap = false;
   /// Optional measured layer times (a profile database file).
   std::string profile;
 

@@ -44,9 +44,9 @@ public:
   static llvm::Expected<ProfileDB> load(llvm::StringRef path);
   static llvm::Expected<ProfileDB> parse(llvm::StringRef json,
                                          llvm::StringRef origin);
-  /// Forward + backward + update milliseconds of `signature` on a tile of
-  /// `tile`, from any backend and device.
-  std::optional<double> lookup(const std::string &signature,
+  /// The times of `signature` on a tile of `tile`, from any backend and
+  /// device; null where none was measured.
+  const ProfileEntry *anyEntry(const std::string &signature,
                                const std::vector<int64_t> &tile) const;
   /// The entry measured with this backend on this device, if any.
   const ProfileEntry *find(const std::string &signature,

@@ -42,8 +42,11 @@ struct LayerEdge {
 
 class CostTables : public GroupedCosts {
 public:
+  /// Node costs are t_c + syncWeight * t_s: 1 is the paper's objective;
+  /// below 1 counts only the share of each sum that the step waits for.
   CostTables(const CostModel &model, const LayerGraph &graph,
-             std::vector<std::vector<ParallelConfig>> candidates);
+             std::vector<std::vector<ParallelConfig>> candidates,
+             double syncWeight = 1);
 
   const std::vector<LayerEdge> &getEdges() const { return edges; }
 
@@ -143,6 +146,7 @@ private:
   const CostModel &model;
   const LayerGraph &graph;
   std::vector<std::vector<ParallelConfig>> candidates;
+  double syncWeight;
   std::vector<LayerEdge> edges;
   std::vector<std::vector<int>> edgesOf; // per layer: incident edge indices
   std::vector<int> readers;              // per layer: edges out of it

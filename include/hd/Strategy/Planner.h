@@ -103,6 +103,15 @@ private:
   /// Replaces a non-exact search's result with a baseline's strategy when
   /// that one costs less and fits.
   void keepBestBaseline(SearchResult &result) const;
+  /// With gradient sums beside backward (Machine::syncOverlap): searches
+  /// again with each sum weighted by the share the chosen strategy leaves
+  /// exposed, and keeps whichever strategy, these or a baseline's, has the
+  /// least predicted step and fits.
+  void preferHiddenSync();
+  /// A baseline's configurations as a choice of candidates (a pinned
+  /// layer's: its pin).
+  std::vector<int> choiceOf(const std::vector<ParallelConfig> &configs) const;
+  std::vector<ParallelConfig> configsOf(const std::vector<int> &choice) const;
   /// The memory bound of a choice of candidates.
   double memoryBound(const std::vector<int> &choice) const;
   /// The error when no strategy fits: the least memory, and the layer that
