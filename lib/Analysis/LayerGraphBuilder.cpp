@@ -89,6 +89,7 @@ FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module, StringRef tool) {
     layer.signature = signatureOf(&op);
     layer.split = layerOp.getSplitRule();
     layer.statistics = layerOp.getSharedStatistics();
+    layer.workspaceBytesPerElement = layerOp.getWorkspaceBytesPerElement();
     for (Value v : op.getOperands()) {
       auto it = producerOf.find(v);
       layer.inputs.push_back(

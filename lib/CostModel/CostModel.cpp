@@ -426,9 +426,11 @@ int64_t CostModel::taskMemoryBytes(const Layer &layer,
   }
   int64_t shard = parameterShard(layer, c, cIndex);
   // Parameters, gradients and momentum; the activation kept for backward
-  // and its gradient (the loss keeps none); the input copies.
+  // and its gradient (the loss keeps none), and what else the forward keeps
+  // for backward; the input copies.
   int64_t kept = layer.kind == CostKind::Loss ? 0 : tile.volume();
-  return int64_t(kBytesPerElement) * (3 * shard + 2 * kept) + inputBytes;
+  return int64_t(kBytesPerElement) * (3 * shard + 2 * kept) +
+         layer.workspaceBytesPerElement * kept + inputBytes;
 }
 
 /// How many copies of its box of an operand a consumer task keeps, as the

@@ -135,13 +135,16 @@ public:
     });
   }
 
-  void pool2dForward(const Pool2dShape &s, const float *in,
-                     float *out) override {
-    cpu::pool2dForward(s, in, out);
+  int64_t pool2dWorkspaceBytes(const Pool2dShape &s) override {
+    return cpu::pool2dWorkspaceBytes(s);
+  }
+  void pool2dForward(const Pool2dShape &s, const float *in, float *out,
+                     void *workspace) override {
+    cpu::pool2dForward(s, in, out, workspace);
   }
   void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
-                      float *dIn) override {
-    cpu::pool2dBackward(s, in, dOut, dIn);
+                      float *dIn, const void *workspace) override {
+    cpu::pool2dBackward(s, in, dOut, dIn, workspace);
   }
 
   void linearForward(int64_t n, int64_t f, int64_t k, const float *in,

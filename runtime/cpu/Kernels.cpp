@@ -359,7 +359,15 @@ const Made<dnnl::pooling_forward> &poolForward(const Pool2dShape &s,
 
 } // namespace
 
-void pool2dForward(const Pool2dShape &s, const float *in, float *out) {
+int64_t pool2dWorkspaceBytes(const Pool2dShape &s) {
+  if (!s.max)
+    return 0;
+  PoolDescs d(s);
+  return int64_t(poolForward(s, d).pd.workspace_desc().get_size());
+}
+
+void pool2dForward(const Pool2dShape &s, const float *in, float *out,
+                   void *workspace) {
   PoolDescs d(s);
   const auto &m = poolForward(s, d);
   Output dst(m.pd.dst_desc(), d.dst, out);
@@ -368,14 +376,15 @@ void pool2dForward(const Pool2dShape &s, const float *in, float *out) {
       {DNNL_ARG_DST, dst.arg}};
   // Training-mode max pooling wants a workspace even when unused later.
   if (s.max)
-    args.insert(
-        {DNNL_ARG_WORKSPACE, scratch(kWorkspace, m.pd.workspace_desc())});
+    args.insert({DNNL_ARG_WORKSPACE,
+                 workspace ? memory(m.pd.workspace_desc(), engine(), workspace)
+                           : scratch(kWorkspace, m.pd.workspace_desc())});
   run(m.primitive, m.pd, args);
   dst.finish();
 }
 
 void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
-                    float *dIn) {
+                    float *dIn, const void *kept) {
   PoolDescs d(s);
   const auto &fwd = poolForward(s, d);
   const auto &m = made<dnnl::pooling_backward>(poolKey(s), [&] {
@@ -388,9 +397,12 @@ void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
   std::unordered_map<int, memory> args{
       {DNNL_ARG_DIFF_DST, input(m.pd.diff_dst_desc(), d.dst, dOut, kIn0)},
       {DNNL_ARG_DIFF_SRC, diffSrc.arg}};
-  if (s.max) {
-    // Max pooling's backward needs the forward's argmax: run it again into
-    // a scratch output rather than keep a workspace per layer.
+  if (s.max && kept) {
+    args.insert({DNNL_ARG_WORKSPACE,
+                 memory(fwd.pd.workspace_desc(), engine(),
+                        const_cast<void *>(kept))}); // read only
+  } else if (s.max) {
+    // Without the forward's workspace: run the forward again into scratch.
     memory workspace = scratch(kWorkspace, fwd.pd.workspace_desc());
     run(fwd.primitive, fwd.pd,
         {{DNNL_ARG_SRC, input(fwd.pd.src_desc(), d.src, in, kIn1)},

@@ -275,14 +275,14 @@ public:
   }
 
   //===--- Pooling and element-wise layers --------------------------------===//
-  void pool2dForward(const Pool2dShape &s, const float *in,
-                     float *out) override {
+  void pool2dForward(const Pool2dShape &s, const float *in, float *out,
+                     void *) override {
     plainLayouts(s.layouts);
     cuda::pool2dForward(compute_, s, in, out);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
   void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
-                      float *dIn) override {
+                      float *dIn, const void *) override {
     plainLayouts(s.layouts);
     cuda::pool2dBackward(compute_, s, in, dOut, dIn);
     HDRT_CUDA_CHECK(cudaGetLastError());

@@ -120,10 +120,12 @@ TEST_F(CudaDeviceTest, PoolingMatchesCpuInEveryMode) {
     const Window2d &w = s.window;
     int64_t in = w.n * w.c * w.h * w.w, out = w.n * w.c * w.outH() * w.outW();
     Pair x = random(in), y = zeros(out), dy = random(out), dx = zeros(in);
-    cpu->pool2dForward(s, x.onCpu.data(), y.onCpu.data());
-    gpu->pool2dForward(s, x.onGpu.data(), y.onGpu.data());
-    cpu->pool2dBackward(s, x.onCpu.data(), dy.onCpu.data(), dx.onCpu.data());
-    gpu->pool2dBackward(s, x.onGpu.data(), dy.onGpu.data(), dx.onGpu.data());
+    cpu->pool2dForward(s, x.onCpu.data(), y.onCpu.data(), nullptr);
+    gpu->pool2dForward(s, x.onGpu.data(), y.onGpu.data(), nullptr);
+    cpu->pool2dBackward(s, x.onCpu.data(), dy.onCpu.data(), dx.onCpu.data(),
+                        nullptr);
+    gpu->pool2dBackward(s, x.onGpu.data(), dy.onGpu.data(), dx.onGpu.data(),
+                        nullptr);
     expectSame(y);
     expectSame(dx);
   }

@@ -230,6 +230,17 @@ TEST(Kernels, PoolingMatchesDirectLoops) {
     expectClose(out, wantOut, s.max ? "max forward" : "avg forward");
     pool2dBackward(s, in.data(), dOut.data(), dIn.data());
     expectClose(dIn, wantDIn, s.max ? "max backward" : "avg backward");
+    // With the forward's workspace, backward takes the maxima's places from
+    // it: the same gradient, even from an input it could not find them in.
+    std::vector<uint8_t> workspace(size_t(pool2dWorkspaceBytes(s)));
+    EXPECT_EQ(workspace.empty(), !s.max);
+    void *kept = workspace.empty() ? nullptr : workspace.data();
+    std::vector<float> zeros(inSize, 0.0f), keptDIn(inSize);
+    pool2dForward(s, in.data(), out.data(), kept);
+    expectClose(out, wantOut, "forward into a workspace");
+    pool2dBackward(s, s.max ? zeros.data() : in.data(), dOut.data(),
+                   keptDIn.data(), kept);
+    expectClose(keptDIn, wantDIn, "backward from the workspace");
   }
 }
 

@@ -109,8 +109,9 @@ public:
 
   /// Bytes one device holds for this layer's task `task`, as the runtime
   /// allocates them: parameters, gradients and momentum of its shard, its
-  /// output tile and that tile's gradient, and `inputBytes`, the copies of
-  /// its input boxes (and their gradients) it keeps.
+  /// output tile and that tile's gradient, the workspace its forward keeps
+  /// for backward (Layer::workspaceBytesPerElement), and `inputBytes`, the
+  /// copies of its input boxes (and their gradients) it keeps.
   int64_t taskMemoryBytes(const Layer &layer, const ParallelConfig &config,
                           int64_t task, int64_t inputBytes) const;
 

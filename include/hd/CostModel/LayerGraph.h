@@ -49,6 +49,9 @@ struct Layer {
   SplitRule split;
   /// What its tasks combine with the tasks that share a slice of it.
   SharedStatistics statistics;
+  /// Bytes per output element its forward keeps for its backward besides
+  /// the output (max pooling's argmax).
+  int64_t workspaceBytesPerElement = 0;
 };
 
 /// Parameters of the part `index` of a layer's `degree`-way channel split.

@@ -12,6 +12,11 @@ namespace {
 
 struct PoolState : LayerState {
   PoolTile tile;
+  /// Where max pooling's forward leaves each window's maximum for the
+  /// backward (allocated at the first forward, when the layouts are
+  /// known), and whether this step's forward filled it.
+  Buffer<uint8_t> workspace;
+  bool workspaceFilled = false;
 };
 
 class Pool2dImplementation final : public LayerImpl {
@@ -60,10 +65,14 @@ class Pool2dImplementation final : public LayerImpl {
   }
 
   void forward(Program &p, Layer &l) const override {
+    PoolState &state = l.stateAs<PoolState>();
+    Pool2dShape s = withLayouts(state.tile.shape, *l.inputs[0], l);
+    if (state.workspace.empty())
+      state.workspace.assign(p.device(), p.device().pool2dWorkspaceBytes(s));
     KernelTimer k(p.timers());
-    p.device().pool2dForward(
-        withLayouts(l.stateAs<PoolState>().tile.shape, *l.inputs[0], l),
-        l.inputs[0]->in, l.value.data());
+    p.device().pool2dForward(s, l.inputs[0]->in, l.value.data(),
+                             state.workspace.data());
+    state.workspaceFilled = !state.workspace.empty();
   }
 
   bool writesWholeInputGradients() const override { return true; }
@@ -75,10 +84,11 @@ class Pool2dImplementation final : public LayerImpl {
     Edge &in = *l.inputs[0];
     if (!in.dIn)
       return;
+    PoolState &state = l.stateAs<PoolState>();
     KernelTimer k(p.timers());
     p.device().pool2dBackward(
-        withLayouts(l.stateAs<PoolState>().tile.shape, in, l), in.in,
-        l.grad.data(), in.dIn);
+        withLayouts(state.tile.shape, in, l), in.in, l.grad.data(), in.dIn,
+        state.workspaceFilled ? state.workspace.data() : nullptr);
   }
 };
 

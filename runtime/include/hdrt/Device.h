@@ -122,10 +122,16 @@ public:
   virtual void sumChannels(int64_t n, int64_t c, int64_t hw, const float *in,
                            float *out) = 0;
 
+  /// Bytes a layer keeps from max pooling's forward for its backward (where
+  /// each window's maximum is); 0 where the device finds them again.
+  virtual int64_t pool2dWorkspaceBytes(const Pool2dShape &s) { return 0; }
+  /// `workspace`: pool2dWorkspaceBytes of device memory, or null; backward
+  /// reads what the forward of the same `in` left there.
   virtual void pool2dForward(const Pool2dShape &s, const float *in,
-                             float *out) = 0;
+                             float *out, void *workspace) = 0;
   virtual void pool2dBackward(const Pool2dShape &s, const float *in,
-                              const float *dOut, float *dIn) = 0;
+                              const float *dOut, float *dIn,
+                              const void *workspace) = 0;
 
   virtual void linearForward(int64_t n, int64_t features, int64_t outFeatures,
                              const float *in, const float *weight,

@@ -221,6 +221,15 @@ int64_t Pool2dOp::getForwardFlops() {
          getKernel()[1];
 }
 
+int64_t Pool2dOp::getWorkspaceBytesPerElement() {
+  // Max pooling keeps where each window's maximum is (the CPU runtime's
+  // oneDNN workspace: a byte per output under 256 window elements, else
+  // four).
+  if (getKind() != PoolKind::Max)
+    return 0;
+  return getKernel()[0] * getKernel()[1] < 256 ? 1 : 4;
+}
+
 //===----------------------------------------------------------------------===//
 // LinearOp
 //===----------------------------------------------------------------------===//

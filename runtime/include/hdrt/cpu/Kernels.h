@@ -37,11 +37,17 @@ void conv2dBackwardData(const Conv2dShape &s, const float *dOut,
 void conv2dBackwardWeights(const Conv2dShape &s, const float *in,
                            const float *dOut, float *dWeight, float *dBias);
 
-void pool2dForward(const Pool2dShape &s, const float *in, float *out);
+/// Bytes of the workspace in which max pooling's forward leaves, for its
+/// backward, where each window's maximum is; 0 for average pooling.
+int64_t pool2dWorkspaceBytes(const Pool2dShape &s);
+/// `workspace` (pool2dWorkspaceBytes, or null) receives the maxima's places.
+void pool2dForward(const Pool2dShape &s, const float *in, float *out,
+                   void *workspace = nullptr);
 /// dIn (overwritten) from dOut; max pooling routes each gradient to the
-/// window's maximum, which it finds again in `in`.
+/// window's maximum: from the `workspace` the forward of `in` filled, or,
+/// where null, found again in `in`.
 void pool2dBackward(const Pool2dShape &s, const float *in, const float *dOut,
-                    float *dIn);
+                    float *dIn, const void *workspace = nullptr);
 
 /// out[n, k] = bias[k] + sum_f in[n, f] * weight[k, f]; `bias` may be null.
 void linearForward(int64_t n, int64_t features, int64_t outFeatures,

@@ -69,6 +69,12 @@ def HD_LayerOpInterface : OpInterface<"LayerOpInterface"> {
         return ConcreteOp::kCostKind;
       }]>,
     InterfaceMethod<
+      "Bytes per output element the runtime keeps from the layer's forward "
+      "for its backward besides the output (none by default).",
+      "int64_t", "getWorkspaceBytesPerElement", (ins), [{}], [{
+        return 0;
+      }]>,
+    InterfaceMethod<
       "The statistics the layer's tasks combine with the tasks that hold the "
       "same slice of its output (none by default).",
       "::hd::SharedStatistics", "getSharedStatistics", (ins), [{}], [{

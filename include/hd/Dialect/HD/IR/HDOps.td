@@ -76,7 +76,7 @@ def HD_Conv2dOp : HD_LayerOp<"conv2d", "Conv", [
 
 def HD_Pool2dOp : HD_LayerOp<"pool2d", "Pool", [
     DeclareOpInterfaceMethods<HD_LayerOpInterface,
-      ["getInputBox", "getForwardFlops"]>]> {
+      ["getInputBox", "getForwardFlops", "getWorkspaceBytesPerElement"]>]> {
   let summary = "2-D max or average pooling, including global pooling";
   let description = [{
     Reduces each `kernel` window of every channel with `max` or `avg`.
