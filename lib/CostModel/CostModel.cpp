@@ -190,8 +190,9 @@ LayerCost CostModel::layerCost(const Layer &layer,
   cost.computeMs = passes.total + accumulation;
   cost.backwardMs = passes.backward + accumulation;
   cost.updateMs = passes.update;
+  double sharing = coreSharing(config);
   for (double *ms : {&cost.computeMs, &cost.backwardMs, &cost.updateMs}) {
-    *ms *= coreSharing(config);
+    *ms *= sharing;
     if (config.tasks() > 1)
       *ms *= 1 + machine.stragglerFraction;
   }

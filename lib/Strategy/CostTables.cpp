@@ -36,7 +36,8 @@ CostTables::CostTables(const CostModel &model, const LayerGraph &graph,
                        std::vector<std::vector<ParallelConfig>> candidates,
                        double syncWeight)
     : model(model), graph(graph), candidates(std::move(candidates)),
-      syncWeight(syncWeight), edgesOf(graph.layers.size()), readers(graph.layers.size(), 0) {
+      syncWeight(syncWeight), edgesOf(graph.layers.size()),
+      readers(graph.layers.size(), 0) {
   for (size_t l = 0; l < graph.layers.size(); ++l) {
     const Layer &layer = graph.layers[l];
     // A layer fed only by graph inputs skips its backward-data pass, and

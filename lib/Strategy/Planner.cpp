@@ -154,6 +154,7 @@ Planner::configsOf(const std::vector<int> &choice) const {
 void Planner::preferHiddenSync() {
   double capacity = double(capacityBytes());
   double best = evaluateStrategy(model, graph, chosen).totalMs();
+  std::vector<ParallelConfig> last = chosen; // what the search found
   auto consider = [&](const std::vector<int> &choice) {
     if (memoryBound(choice) > capacity)
       return;
@@ -170,7 +171,6 @@ void Planner::preferHiddenSync() {
   // The weight follows the strategy the last search found; a few rounds
   // settle it.
   double weight = 1;
-  std::vector<ParallelConfig> last = chosen;
   for (int round = 0; round < 3; ++round) {
     StrategyCost cost = evaluateStrategy(model, graph, last);
     if (cost.syncMs <= 0 ||

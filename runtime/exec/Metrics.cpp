@@ -147,8 +147,9 @@ void Program::writeMetrics() const {
                                     [](const Layer &l) { return l.block > 1; });
   appendf(j, "  \"blocked_tiles\": %lld,\n", blocked);
   // The transfers whose messages are posted early (exec/Transfers.cpp).
-  long long early = std::count_if(edges_.begin(), edges_.end(),
-                                  [](const Edge &e) { return bool(e.messages); });
+  long long early =
+      std::count_if(edges_.begin(), edges_.end(),
+                    [](const Edge &e) { return bool(e.messages); });
   appendf(j, "  \"early_transfers\": %lld,\n", early);
   appendf(j, "  \"eval\": [");
   // A diverged model's evaluation loss is not finite: JSON's null.

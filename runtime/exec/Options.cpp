@@ -99,6 +99,19 @@ Setter flagSwitch(bool Options::*field) {
   };
 }
 
+/// A MODE of `on` or `off`.
+Setter onOff(bool Options::*field) {
+  return [=](const std::string &flag, const std::string &value, Options &o,
+             std::string &error) {
+    if (value != "on" && value != "off") {
+      error = flag + " takes on or off, not '" + value + "'";
+      return false;
+    }
+    o.*field = value == "on";
+    return true;
+  };
+}
+
 /// A comma-separated list of numbers, each > 0 when `positive`.
 Setter numbers(std::vector<double> Options::*field, bool positive) {
   return [=](const std::string &flag, const std::string &v, Options &o,
@@ -280,28 +293,12 @@ const std::vector<Flag> &flags() {
       {"--blocked-layouts", "MODE",
        "CPU: keep activations in oneDNN's blocked layout between layers "
        "that all take it (default on); off keeps NCHW throughout",
-       [](const std::string &flag, const std::string &value, Options &o,
-          std::string &error) {
-         if (value != "on" && value != "off") {
-           error = flag + " takes on or off, not '" + value + "'";
-           return false;
-         }
-         o.blockedLayouts = value == "on";
-         return true;
-       }},
+       onOff(&Options::blockedLayouts)},
       {"--early-transfers", "MODE",
        "CPU: post each transfer's receives before its data exist and its "
        "sends as soon as they do (default on); off runs each transfer whole "
        "where the program reads it",
-       [](const std::string &flag, const std::string &value, Options &o,
-          std::string &error) {
-         if (value != "on" && value != "off") {
-           error = flag + " takes on or off, not '" + value + "'";
-           return false;
-         }
-         o.earlyTransfers = value == "on";
-         return true;
-       }},
+       onOff(&Options::earlyTransfers)},
       {"--no-tf32", nullptr,
        "GPU: full fp32 convolutions (TF32 tensor cores are allowed by "
        "default, as in PyTorch)",

@@ -1,9 +1,9 @@
 //===- Step.cpp - one training step around the layers ---------------------===//
 //
 // The schedule the generated code calls: the step's inputs, each layer's
-// forward and backward through its kind (exec/layers/), the transfers of
-// compiled plans (exec/Transfers.cpp), gradient syncs, the optimizer, and the step's loss, where
-// a non-finite one is traced back to the first layer that produced it.
+// forward and backward through its kind (exec/layers/), gradient syncs, the
+// optimizer, and the step's loss, where a non-finite one is traced back to
+// the first layer that produced it. Transfers: exec/Transfers.cpp.
 //
 //===----------------------------------------------------------------------===//
 

@@ -58,7 +58,8 @@ int Messages::postReceives(bool forward) {
     // With MPI's default handler (errors are fatal) a failure here ends
     // the whole job; it never returns with requests in flight.
     MPI_Irecv(slots_ + slot, int(m.box.volume()), MPI_FLOAT,
-              forward ? m.src : m.dst, tag_, comm_, &receives_.back());
+              forward ? m.src : m.dst, tag(forward), comm_,
+              &receives_.back());
   }
   return MPI_SUCCESS;
 }
@@ -77,7 +78,7 @@ int Messages::postSends(Side side, bool forward, const float *data) {
     copyRegion(data, *from, slots_ + slot, m.box, m.box);
     sends_.emplace_back();
     MPI_Isend(slots_ + slot, int(m.box.volume()), MPI_FLOAT,
-              forward ? m.dst : m.src, tag_, comm_, &sends_.back());
+              forward ? m.dst : m.src, tag(forward), comm_, &sends_.back());
   }
   return MPI_SUCCESS;
 }

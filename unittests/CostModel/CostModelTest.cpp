@@ -184,8 +184,8 @@ TEST(CostModel, CorruptProfileDatabaseIsRejected) {
   }
 }
 
-TEST(CostModel, StrategyTotalsAddUp) {
-  CostModel model(machine());
+/// Two fully-connected layers, the second reading the first.
+static LayerGraph twoFcLayers() {
   LayerGraph g;
   Layer first = fcLayer();
   first.inputs = {{-1, {64, 512}}};
@@ -196,6 +196,12 @@ TEST(CostModel, StrategyTotalsAddUp) {
     return TileBox({t[0], {0, 1000}});
   };
   g.layers = {first, second};
+  return g;
+}
+
+TEST(CostModel, StrategyTotalsAddUp) {
+  CostModel model(machine());
+  LayerGraph g = twoFcLayers();
   StrategyCost s = evaluateStrategy(model, g, {{{1, 4}}, {{4, 1}}});
   ASSERT_EQ(s.layers.size(), 2u);
   EXPECT_NEAR(s.totalMs(),
@@ -290,16 +296,7 @@ TEST(CostModel, ExposedSyncHand) {
 TEST(CostModel, OverlappingMachinesPredictOnlyTheExposedSync) {
   Machine serial = machine(), overlapped = machine();
   overlapped.syncOverlap = true;
-  LayerGraph g;
-  Layer first = fcLayer();
-  first.inputs = {{-1, {64, 512}}};
-  Layer second = fcLayer();
-  second.shape = {64, 512};
-  second.inputs = {{0, {64, 1000}}};
-  second.inputBox = [](unsigned, const TileBox &t) {
-    return TileBox({t[0], {0, 1000}});
-  };
-  g.layers = {first, second};
+  LayerGraph g = twoFcLayers();
   std::vector<ParallelConfig> data = {{{4, 1}}, {{4, 1}}};
   StrategyCost a = evaluateStrategy(CostModel(serial), g, data);
   StrategyCost b = evaluateStrategy(CostModel(overlapped), g, data);

@@ -108,8 +108,8 @@ private:
   /// exposed, and keeps whichever strategy, these or a baseline's, has the
   /// least predicted step and fits.
   void preferHiddenSync();
-  /// A baseline's configurations as a choice of candidates (a pinned
-  /// layer's: its pin).
+  /// Configurations as a choice of candidates; a layer whose configuration
+  /// is not one of them (a pinned layer's baseline) takes its first.
   std::vector<int> choiceOf(const std::vector<ParallelConfig> &configs) const;
   std::vector<ParallelConfig> configsOf(const std::vector<int> &choice) const;
   /// The memory bound of a choice of candidates.

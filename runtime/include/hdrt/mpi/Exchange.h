@@ -57,8 +57,9 @@ struct Staging {
 /// messages are waited for. Every call returns an MPI error code.
 class Messages {
 public:
-  /// `plan` must outlive this. `tag` tells this plan's messages from those
-  /// of every other plan in flight on `comm` at the same time. The slots
+  /// `plan` must outlive this. `tag` (forward) and `tag + 1` (backward)
+  /// tell this plan's messages from those of every other plan in flight on
+  /// `comm` at the same time. The slots
   /// are in `staging` where given (which must then outlive this), else in
   /// memory of its own.
   Messages(MPI_Comm comm, const std::vector<Move> &plan, int tag,
@@ -82,6 +83,7 @@ public:
 
 private:
   int waitReceives(bool forward);
+  int tag(bool forward) const { return forward ? tag_ : tag_ + 1; }
 
   MPI_Comm comm_;
   const std::vector<Move> &plan_;
