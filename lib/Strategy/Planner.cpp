@@ -153,34 +153,34 @@ Planner::configsOf(const std::vector<int> &choice) const {
 
 void Planner::preferHiddenSync() {
   double capacity = double(capacityBytes());
-  double best = evaluateStrategy(model, graph, chosen).totalMs();
-  std::vector<ParallelConfig> last = chosen; // what the search found
-  auto consider = [&](const std::vector<int> &choice) {
-    if (memoryBound(choice) > capacity)
-      return;
-    std::vector<ParallelConfig> configs = configsOf(choice);
-    double ms = evaluateStrategy(model, graph, configs).totalMs();
-    if (ms < best) {
-      best = ms;
+  StrategyCost last = evaluateStrategy(model, graph, chosen); // the search's
+  double best = last.totalMs();
+  // Keeps `configs` where it fits and predicts less; returns its cost.
+  auto consider = [&](std::vector<ParallelConfig> configs, bool fits) {
+    StrategyCost cost = evaluateStrategy(model, graph, configs);
+    if (fits && cost.totalMs() < best) {
+      best = cost.totalMs();
       chosen = std::move(configs);
     }
+    return cost;
   };
   for (StrategyKind kind :
-       {StrategyKind::Data, StrategyKind::Model, StrategyKind::OWT})
-    consider(choiceOf(baselineStrategy(kind, graph, target.devices)));
+       {StrategyKind::Data, StrategyKind::Model, StrategyKind::OWT}) {
+    std::vector<int> choice =
+        choiceOf(baselineStrategy(kind, graph, target.devices));
+    consider(configsOf(choice), memoryBound(choice) <= capacity);
+  }
   // The weight follows the strategy the last search found; a few rounds
   // settle it.
   double weight = 1;
   for (int round = 0; round < 3; ++round) {
-    StrategyCost cost = evaluateStrategy(model, graph, last);
-    if (cost.syncMs <= 0 ||
-        std::abs(cost.exposedSyncMs / cost.syncMs - weight) < 0.01)
+    if (last.syncMs <= 0 ||
+        std::abs(last.exposedSyncMs / last.syncMs - weight) < 0.01)
       break;
-    weight = cost.exposedSyncMs / cost.syncMs;
+    weight = last.exposedSyncMs / last.syncMs;
     CostTables weighted(model, graph, candidates, weight);
     std::vector<int> choice = searchByGroups(weighted, {}).choice;
-    consider(choice);
-    last = configsOf(choice);
+    last = consider(configsOf(choice), memoryBound(choice) <= capacity);
   }
 }
 

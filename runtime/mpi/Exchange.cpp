@@ -83,7 +83,8 @@ int Messages::postSends(Side side, bool forward, const float *data) {
   return MPI_SUCCESS;
 }
 
-int Messages::waitReceives(bool forward) {
+template <typename Unpack>
+int Messages::receive(bool forward, Unpack unpack) {
   if (receives_.empty()) {
     if (int rc = postReceives(forward))
       return rc;
@@ -93,6 +94,10 @@ int Messages::waitReceives(bool forward) {
   int rc = MPI_Waitall(int(receives_.size()), receives_.data(),
                        MPI_STATUSES_IGNORE);
   receives_.clear();
+  if (rc == MPI_SUCCESS)
+    for (size_t i : receivedMoves_)
+      unpack(slots_ + (forward ? atDst_[i] : atSrc_[i]), plan_[i].box);
+  receivedMoves_.clear();
   return rc;
 }
 
@@ -100,26 +105,18 @@ int Messages::finishForward(Side side, const float *tile, float *in) {
   if (side.tileBox && side.inBox)
     copyRegion(tile, *side.tileBox, in, *side.inBox,
                intersect(*side.tileBox, *side.inBox));
-  int rc = waitReceives(/*forward=*/true);
-  if (rc == MPI_SUCCESS)
-    for (size_t i : receivedMoves_)
-      copyRegion(slots_ + atDst_[i], plan_[i].box, in, *side.inBox,
-                 plan_[i].box);
-  receivedMoves_.clear();
-  return rc;
+  return receive(/*forward=*/true, [&](const float *slot, const Box &box) {
+    copyRegion(slot, box, in, *side.inBox, box);
+  });
 }
 
 int Messages::finishBackward(Side side, float *dTile, const float *dIn) {
   if (side.tileBox && side.inBox)
     addRegion(dIn, *side.inBox, dTile, *side.tileBox,
               intersect(*side.tileBox, *side.inBox));
-  int rc = waitReceives(/*forward=*/false);
-  if (rc == MPI_SUCCESS)
-    for (size_t i : receivedMoves_)
-      addRegion(slots_ + atSrc_[i], plan_[i].box, dTile, *side.tileBox,
-                plan_[i].box);
-  receivedMoves_.clear();
-  return rc;
+  return receive(/*forward=*/false, [&](const float *slot, const Box &box) {
+    addRegion(slot, box, dTile, *side.tileBox, box);
+  });
 }
 
 int Messages::finishSends() {

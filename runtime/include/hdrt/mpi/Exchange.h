@@ -59,9 +59,8 @@ class Messages {
 public:
   /// `plan` must outlive this. `tag` (forward) and `tag + 1` (backward)
   /// tell this plan's messages from those of every other plan in flight on
-  /// `comm` at the same time. The slots
-  /// are in `staging` where given (which must then outlive this), else in
-  /// memory of its own.
+  /// `comm` at the same time. The slots are in `staging` where given (which
+  /// must then outlive this), else in memory of its own.
   Messages(MPI_Comm comm, const std::vector<Move> &plan, int tag,
            Staging *staging = nullptr);
   Messages(const Messages &) = delete;
@@ -82,7 +81,9 @@ public:
   int finishSends();
 
 private:
-  int waitReceives(bool forward);
+  /// Waits for one direction's receives (posting them if need be) and hands
+  /// each message's slot and box to `unpack`.
+  template <typename Unpack> int receive(bool forward, Unpack unpack);
   int tag(bool forward) const { return forward ? tag_ : tag_ + 1; }
 
   MPI_Comm comm_;
