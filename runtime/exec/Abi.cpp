@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Errors.h"
 #include "Program.h"
 
 #include "hdrt/LayerTable.h"
@@ -29,22 +30,12 @@ int worldRank = 0;
 
 /// The MPI thread level to ask for: a second thread for the gradient sums
 /// (--overlap-sync) needs MPI_THREAD_MULTIPLE, which makes every MPI call
-/// a little dearer, so ask for it only where the sums may use it. Read
-/// before MPI starts: the flag from argv (parseOptions checks it later),
-/// the ranks sharing this host from the launcher's environment.
-int threadLevel(int argc, char **argv) {
+/// a little dearer, so ask for it only where the sums may use it. Decided
+/// before MPI starts: by the flag, and under `auto` by the ranks sharing
+/// this host, from the launcher's environment.
+int threadLevel(const Options &options) {
   using Overlap = hdrt::DeviceOptions::SyncOverlap;
-  std::string value = "auto";
-  const std::string flag = "--overlap-sync";
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == flag && i + 1 < argc)
-      value = argv[i + 1];
-    else if (arg.rfind(flag + "=", 0) == 0)
-      value = arg.substr(flag.size() + 1);
-  }
-  // A bad value: parseOptions refuses it after MPI starts.
-  Overlap mode = parseSyncOverlap(value).value_or(Overlap::Auto);
+  Overlap mode = options.device.overlapSync;
   if (mode != Overlap::Auto)
     return mode == Overlap::Off ? MPI_THREAD_FUNNELED : MPI_THREAD_MULTIPLE;
   // Auto uses the thread where a rank has two cores or more
@@ -54,7 +45,7 @@ int threadLevel(int argc, char **argv) {
       unsigned cores = std::max(1u, std::thread::hardware_concurrency());
       int ranks = std::max(1, std::atoi(local));
       return cores / unsigned(ranks) >= 2 ? MPI_THREAD_MULTIPLE
-                                           : MPI_THREAD_FUNNELED;
+                                          : MPI_THREAD_FUNNELED;
     }
   return MPI_THREAD_MULTIPLE;
 }
@@ -82,8 +73,7 @@ Program &get() {
 }
 
 /// Runs `body`, turning every error into the end of the job.
-template <typename Body>
-auto guarded(Body body) -> decltype(body()) {
+template <typename Body> auto guarded(Body body) -> decltype(body()) {
   try {
     return body();
   } catch (const CollectiveError &e) {
@@ -104,9 +94,17 @@ extern "C" {
 
 void hdrt_init(int32_t argc, void *argv, int64_t devices, void *modelName,
                void *modelHash, int64_t tables) {
+  // The flags first: they choose how MPI starts. Errors are reported once
+  // it has (by rank 0 alone).
+  char **args = static_cast<char **>(argv);
+  const char *programName = argc > 0 && args[0] ? args[0] : "program";
+  Options options;
+  bool help = false;
+  std::string error;
+  bool parsed = parseOptions(argc, args, options, help, error);
   int provided = 0;
   MPI_Init_thread(&argc, reinterpret_cast<char ***>(&argv),
-                  threadLevel(argc, static_cast<char **>(argv)), &provided);
+                  threadLevel(options), &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
   // The layer descriptors and calls of a program compiled with other tables
   // would be misread: refuse it before reading any.
@@ -120,12 +118,7 @@ void hdrt_init(int32_t argc, void *argv, int64_t devices, void *modelName,
                   static_cast<unsigned long long>(hdrt::kTablesFingerprint));
     collectiveExit(message);
   }
-  char **args = static_cast<char **>(argv);
-  const char *programName = argc > 0 && args[0] ? args[0] : "program";
-  Options options;
-  bool help = false;
-  std::string error;
-  if (!parseOptions(argc, args, options, help, error))
+  if (!parsed)
     collectiveExit(error + "\n" + usage(programName));
   if (help) {
     if (worldRank == 0)
@@ -144,9 +137,9 @@ void hdrt_init(int32_t argc, void *argv, int64_t devices, void *modelName,
                    " ...` or compile it for " + std::to_string(size) +
                    " devices");
   guarded([&] {
-    program = std::make_unique<Program>(
-        options, devices, static_cast<const char *>(modelName),
-        static_cast<const char *>(modelHash));
+    program = std::make_unique<Program>(options, devices,
+                                        static_cast<const char *>(modelName),
+                                        static_cast<const char *>(modelHash));
   });
 }
 
@@ -157,23 +150,23 @@ void hdrt_define_layer(int64_t layer, int64_t kind, void *name, int64_t rank,
     const hdrt::LayerKindInfo *known = hdrt::findLayerKind(kind);
     if (!known)
       throw Error("unknown layer kind " + std::to_string(kind));
-    get().defineLayer(layer, known->kind, static_cast<const char *>(name),
-                      static_cast<int>(rank),
-                      static_cast<const int64_t *>(shape),
-                      static_cast<const int64_t *>(degrees), operands,
-                      descriptor, descriptorBytes);
+    get().network().defineLayer(
+        layer, known->kind, static_cast<const char *>(name),
+        static_cast<int>(rank), static_cast<const int64_t *>(shape),
+        static_cast<const int64_t *>(degrees), operands, descriptor,
+        descriptorBytes);
   });
 }
 
 void hdrt_define_tensors(int64_t layer, void *text) {
   guarded([&] {
-    get().defineTensors(layer, static_cast<const char *>(text));
+    get().network().defineTensors(layer, static_cast<const char *>(text));
   });
 }
 
 void hdrt_define_source(void *bytes, int64_t size) {
   guarded([&] {
-    get().defineSource(static_cast<const char *>(bytes), size);
+    get().network().defineSource(static_cast<const char *>(bytes), size);
   });
 }
 
@@ -181,9 +174,10 @@ void hdrt_define_edge(int64_t edge, int64_t consumer, int64_t operand,
                       int64_t producer, int64_t rank, void *shape, void *moves,
                       int64_t moveCount) {
   guarded([&] {
-    get().defineEdge(edge, consumer, operand, producer, static_cast<int>(rank),
-                     static_cast<const int64_t *>(shape),
-                     static_cast<const int64_t *>(moves), moveCount);
+    get().network().defineEdge(edge, consumer, operand, producer,
+                               static_cast<int>(rank),
+                               static_cast<const int64_t *>(shape),
+                               static_cast<const int64_t *>(moves), moveCount);
   });
 }
 

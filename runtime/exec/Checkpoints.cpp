@@ -2,12 +2,13 @@
 //
 // Checkpoints hold every parameter shard's values and momentum, gathered
 // into the global layout with the model's hash (hdrt/mpi/Checkpoint.h), so
-// a run resumes under any strategy and device count. finish() writes the
-// last one with the metrics and the trace.
+// a run resumes under any strategy and device count.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Program.h"
+#include "ModelIO.h"
+
+#include "Errors.h"
 
 #include <cstdio>
 
@@ -16,10 +17,10 @@ namespace hdrt::exec {
 /// Host copies of every shard, in `host` (with momentum, two vectors per
 /// trained parameter), which `shards` point into.
 std::vector<mpi::Shard>
-Program::stageShards(std::vector<std::vector<float>> &host, bool download,
+ModelIO::stageShards(std::vector<std::vector<float>> &host, bool download,
                      bool momentum) {
   std::vector<mpi::Shard> shards;
-  for (Layer &l : layers_)
+  for (Layer &l : network_.layers())
     for (Param &p : l.params)
       for (int velocity = 0; velocity < (momentum && p.trained ? 2 : 1);
            ++velocity) {
@@ -37,49 +38,38 @@ Program::stageShards(std::vector<std::vector<float>> &host, bool download,
   return shards;
 }
 
-void Program::checkpoint(int64_t step) {
+void ModelIO::checkpoint(int64_t step) {
   std::vector<std::vector<float>> host;
   std::vector<mpi::Shard> shards =
       stageShards(host, /*download=*/true, /*momentum=*/true);
   std::string error;
-  if (!mpi::writeCheckpoint(MPI_COMM_WORLD, options_.checkpoint, modelHash_,
-                            step, shards, error))
+  if (!mpi::writeCheckpoint(MPI_COMM_WORLD, options_.checkpoint,
+                            network_.modelHash(), step, shards, error))
     throw CollectiveError("cannot write the checkpoint: " + error);
   lastCheckpoint_ = step;
 }
 
-void Program::resume() {
+int64_t ModelIO::resume() {
   std::vector<std::vector<float>> host;
   std::vector<mpi::Shard> shards =
       stageShards(host, /*download=*/false, /*momentum=*/true);
   std::string error;
   int64_t step = 0;
-  if (!mpi::readCheckpoint(MPI_COMM_WORLD, options_.checkpoint, modelHash_,
-                           step, shards, error))
+  if (!mpi::readCheckpoint(MPI_COMM_WORLD, options_.checkpoint,
+                           network_.modelHash(), step, shards, error))
     throw CollectiveError("cannot resume: " + error);
   size_t next = 0;
-  for (Layer &l : layers_)
+  for (Layer &l : network_.layers())
     for (Param &p : l.params) {
       p.value.upload(host[next++].data());
       if (p.trained)
         p.velocity.upload(host[next++].data());
     }
-  firstStep_ = lastCheckpoint_ = step;
+  lastCheckpoint_ = step;
   if (rank_ == 0 && !options_.quiet)
     std::printf("resumed from %s/checkpoint.hd at step %lld\n",
                 options_.checkpoint.c_str(), static_cast<long long>(step));
-}
-
-int Program::finish() {
-  int64_t done = firstStep_ + static_cast<int64_t>(losses_.size());
-  if (eval_ && (evaluations_.empty() || evaluations_.back().step != done))
-    evaluate(done);
-  if (!options_.checkpoint.empty() && !losses_.empty())
-    checkpoint(done);
-  exportOnnx();
-  writeMetrics();
-  writeTrace();
-  return 0;
+  return step;
 }
 
 } // namespace hdrt::exec

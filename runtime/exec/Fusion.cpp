@@ -11,22 +11,23 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RankState.h"
+
 #include "LayerImpl.h"
-#include "Program.h"
 
 namespace hdrt::exec {
 
-void Program::fuseRelus() {
+void RankState::fuseRelus() {
   // A profiled layer is timed alone, as the search models it.
-  if (profiling_)
+  if (options_.profiling)
     return;
-  for (Layer &relu : layers_) {
+  for (Layer &relu : network_.layers()) {
     if (relu.task < 0 || !relu.impl->isRelu())
       continue;
     const Edge &e = *relu.inputs[0];
     if (e.producer < 0 || !e.gradAliased)
       continue;
-    Layer &producer = layers_[size_t(e.producer)];
+    Layer &producer = network_.layers()[size_t(e.producer)];
     if (!producer.impl->appliesRelu())
       continue;
     producer.reluInto = &relu;

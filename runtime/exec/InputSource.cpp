@@ -2,7 +2,7 @@
 
 #include "InputSource.h"
 
-#include "Program.h"
+#include "Streams.h"
 
 #include "hdrt/Random.h"
 
@@ -21,8 +21,7 @@ int32_t SyntheticInput::labelOf(int64_t step, int64_t sample) const {
   return int32_t(std::min<int64_t>(classes_ - 1, int64_t(u * classes_)));
 }
 
-void SyntheticInput::labels(int64_t step, const Box &rows,
-                            int32_t *out) const {
+void SyntheticInput::labels(int64_t step, const Box &rows, int32_t *out) const {
   for (int64_t n = rows.lo[0]; n < rows.hi[0]; ++n)
     *out++ = labelOf(step, n);
 }

@@ -1,19 +1,9 @@
 //===- Inputs.cpp - each step's images and labels, read ahead -------------===//
-//
-// Every task that reads a graph input loads its own box of it from an
-// InputSource (InputSource.h): the --data set, or synthetic data that can
-// be learned. Data sets are opened, and every label checked against the
-// model, before the first step. While a step trains, a background thread
-// reads the next step's boxes into host memory; the step waits only for
-// what is not ready yet (the metrics' `input_ms`).
-//
-//===----------------------------------------------------------------------===//
 
-#include "InputSource.h"
-#include "Program.h"
+#include "Inputs.h"
 
-#include "hdrt/Random.h"
-#include "hdrt/common/Caches.h"
+#include "Errors.h"
+
 #include "hdrt/hdrt.h"
 
 #include <omp.h>
@@ -36,9 +26,8 @@ data::ImageShape imageShapeOf(const Edge &images) {
 /// Opens a data set for this model, or throws data::DataError.
 std::unique_ptr<DatasetInput> openInput(const std::string &path,
                                         const std::string &labels,
-                                        data::ImageShape shape,
-                                        int64_t classes, int64_t batch,
-                                        Preprocessing pre) {
+                                        data::ImageShape shape, int64_t classes,
+                                        int64_t batch, Preprocessing pre) {
   data::OpenOptions open;
   open.labels = labels;
   open.model = shape;
@@ -61,45 +50,45 @@ std::unique_ptr<DatasetInput> openInput(const std::string &path,
 
 } // namespace
 
-void Program::openInputs() {
-  dataThreads_ = options_.dataThreads ? int(options_.dataThreads)
-                                      : omp_get_max_threads();
-  const Layer &last = layers_.back();
+void Inputs::open(Options &options, int64_t batch) {
+  threads_ =
+      options.dataThreads ? int(options.dataThreads) : omp_get_max_threads();
+  const Layer &last = network_.layers().back();
   int64_t classes = last.out.rank >= 2 ? last.out.shape[1] : 1;
-  train_ = std::make_unique<SyntheticInput>(options_.seed, classes);
+  train_ = std::make_unique<SyntheticInput>(options.seed, classes);
   const Edge *images = nullptr;
-  for (Edge &e : edges_) {
+  for (Edge &e : network_.edges()) {
     if (e.producer == HDRT_IMAGES && !images)
       images = &e;
     if (e.hasBox && e.producer < 0 && !e.wantsGradient)
       inputs_.push_back(&e);
   }
-  if (options_.data.empty() && options_.evalData.empty())
+  if (options.data.empty() && options.evalData.empty())
     return;
   if (!images)
     throw CollectiveError("the program reads no images: --data and "
                           "--eval-data have nothing to feed");
   Preprocessing pre;
-  pre.seed = options_.seed;
-  pre.shuffle = options_.shuffle;
-  pre.flip = options_.flip;
-  pre.cropPadding = options_.cropPadding;
-  pre.mean = options_.mean;
-  pre.std = options_.std;
+  pre.seed = options.seed;
+  pre.shuffle = options.shuffle;
+  pre.flip = options.flip;
+  pre.cropPadding = options.cropPadding;
+  pre.mean = options.mean;
+  pre.std = options.std;
   std::string error;
   std::unique_ptr<DatasetInput> train, eval;
   try {
-    if (!options_.data.empty())
-      train = openInput(options_.data, options_.labels, imageShapeOf(*images),
-                        classes, batch_, pre);
+    if (!options.data.empty())
+      train = openInput(options.data, options.labels, imageShapeOf(*images),
+                        classes, batch, pre);
   } catch (const data::DataError &e) {
     error = std::string("cannot train on --data: ") + e.what();
   }
   try {
     pre.evaluation = true;
-    if (error.empty() && !options_.evalData.empty())
-      eval = openInput(options_.evalData, options_.evalLabels,
-                       imageShapeOf(*images), classes, batch_, pre);
+    if (error.empty() && !options.evalData.empty())
+      eval = openInput(options.evalData, options.evalLabels,
+                       imageShapeOf(*images), classes, batch, pre);
   } catch (const data::DataError &e) {
     error = std::string("cannot evaluate on --eval-data: ") + e.what();
   }
@@ -108,17 +97,17 @@ void Program::openInputs() {
   agree(error.empty(), error);
   if (train) {
     trainSize_ = train->dataset().size();
-    if (options_.epochs > 0)
-      options_.steps = int64_t(
-          std::ceil(options_.epochs * double(trainSize_) / double(batch_)));
-    if (rank_ == 0 && !options_.quiet)
+    if (options.epochs > 0)
+      options.steps = int64_t(
+          std::ceil(options.epochs * double(trainSize_) / double(batch)));
+    if (rank_ == 0 && !options.quiet)
       std::printf("data: %s, %lld steps per epoch\n",
                   train->dataset().describe().c_str(),
                   static_cast<long long>(train->stepsPerEpoch()));
     train_ = std::move(train);
   }
   if (eval) {
-    if (rank_ == 0 && !options_.quiet)
+    if (rank_ == 0 && !options.quiet)
       std::printf("evaluation data: %s\n", eval->dataset().describe().c_str());
     eval_ = std::move(eval);
   }
@@ -150,24 +139,24 @@ static void readImages(const InputSource &source, int64_t step,
     r.get(); // rethrows a reader's error
 }
 
-HostBatch Program::readBatch(const InputSource &source, int64_t step) const {
+HostBatch Inputs::read(const InputSource &source, int64_t step) const {
   HostBatch batch;
   for (const Edge *e : inputs_) {
     if (e->producer == HDRT_LABELS) {
-      std::vector<int32_t> &labels = batch.labels.emplace_back(
-          size_t(e->box.volume()));
+      std::vector<int32_t> &labels =
+          batch.labels.emplace_back(size_t(e->box.volume()));
       source.labels(step, e->box, labels.data());
     } else {
-      std::vector<float> &images = batch.images.emplace_back(
-          size_t(e->box.volume()));
-      readImages(source, step, e->source.shape, e->box, dataThreads_,
+      std::vector<float> &images =
+          batch.images.emplace_back(size_t(e->box.volume()));
+      readImages(source, step, e->source.shape, e->box, threads_,
                  images.data());
     }
   }
   return batch;
 }
 
-void Program::loadBatch(const HostBatch &batch) {
+void Inputs::upload(const HostBatch &batch) {
   size_t images = 0, labels = 0;
   for (Edge *e : inputs_) {
     if (e->producer == HDRT_LABELS) {
@@ -179,66 +168,34 @@ void Program::loadBatch(const HostBatch &batch) {
   }
 }
 
-void Program::stepInputs(int64_t step) {
+void Inputs::load(int64_t step, bool readAhead, int64_t lastStep) {
   HostBatch batch;
   try {
     // The step waits for its batch: read ahead during the previous step,
     // or now (the first step, or after profiling).
     Charge wait(timers_, Category::Input);
     batch = ahead_.valid() && aheadStep_ == step ? ahead_.get()
-                                                 : readBatch(*train_, step);
+                                                 : read(*train_, step);
   } catch (const data::DataError &e) {
     throw Error(std::string("reading the data of step ") +
                 std::to_string(step + 1) + ": " + e.what());
   }
   // The next step's batch is read while this one trains.
-  if (!profiling_ && step + 1 < lastStep()) {
+  if (readAhead && step + 1 < lastStep) {
     aheadStep_ = step + 1;
     ahead_ = std::async(std::launch::async, [this, next = step + 1] {
-      return readBatch(*train_, next);
+      return read(*train_, next);
     });
   }
-  loadBatch(batch);
-  for (Layer &l : layers_) {
-    if (l.zeroGrad)
-      device_->fill(l.grad.data(), l.grad.size(), 0.0f);
-    l.gradWritten = false;
-  }
+  upload(batch);
 }
 
-void Program::fillForProfile() {
-  // stepInputs loads the real graph inputs; the stand-ins once, here.
-  for (Edge &e : edges_)
-    if (e.hasBox && e.producer < 0 && e.wantsGradient) {
-      std::vector<float> host(size_t(e.box.volume()));
-      train_->images(0, e.source.shape, e.box, host.data());
-      e.inStorage.upload(host.data());
-    }
-  stepInputs(0);
-  for (Layer &l : layers_) {
-    std::vector<float> host(size_t(l.grad.size()));
-    for (size_t i = 0; i < host.size(); ++i)
-      host[i] = 2.0f * uniform(options_.seed, streamOf(kImages, 1), i) - 1.0f;
-    l.grad.upload(host.data());
+void Inputs::loadEvaluation(int64_t index) {
+  try {
+    upload(read(*eval_, index));
+  } catch (const data::DataError &e) {
+    throw Error(std::string("reading the evaluation data: ") + e.what());
   }
-}
-
-void Program::warmForProfile(bool backward) {
-  if (!device_->hostAccessible())
-    return;
-  auto touch = [](const float *data, int64_t count) {
-    volatile char sink = touchLines(reinterpret_cast<const char *>(data),
-                                    size_t(count) * sizeof(float));
-    (void)sink;
-  };
-  if (backward) {
-    for (Layer &l : layers_)
-      touch(l.grad.data(), l.grad.size());
-    return;
-  }
-  for (Edge &e : edges_)
-    if (e.hasBox && e.producer < 0 && e.wantsGradient)
-      touch(e.in, e.box.volume());
 }
 
 } // namespace hdrt::exec

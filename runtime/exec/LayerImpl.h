@@ -2,8 +2,9 @@
 //
 // The one home of a layer kind in the executor: its checks and geometry,
 // its parameters, the input box each task reads, and its forward and
-// backward on this rank's tile. Program (the step, the transfers, the
-// checkpoints) never names a kind; it calls these. Each kind is one file in
+// backward on this rank's tile, through its kernels (runtime/kernels/) and
+// the narrow LayerContext. The step, the transfers and the checkpoints
+// never name a kind; they call these. Each kind is one file in
 // exec/layers/, found through LayerKinds.def (LayerImpl.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -11,7 +12,9 @@
 #ifndef HDRT_EXEC_LAYERIMPL_H
 #define HDRT_EXEC_LAYERIMPL_H
 
-#include "Program.h"
+#include "Errors.h"
+#include "LayerContext.h"
+#include "Network.h"
 
 #include <string>
 #include <vector>
@@ -42,7 +45,7 @@ public:
   /// this rank's state for its task (`l.task >= 0`): geometry, buffers. The
   /// tasks that combine statistics already share `l.statsComm`, grouped as
   /// the kind's entry in LayerKinds.def says.
-  virtual void prepare(Program &p, Layer &l) const {}
+  virtual void prepare(LayerContext &ctx, Layer &l) const {}
   /// The parameters the layer owns, in checkpoint order.
   virtual std::vector<ParamSpec> params(const Layer &l) const { return {}; }
   /// The box of operand `e`'s tensor (`whole`) that this rank's task reads;
@@ -55,8 +58,8 @@ public:
   /// forward writes `l.value`, backward reads `l.grad` and writes the
   /// parameter gradients and each input box's gradient (`dIn`, null for
   /// the images).
-  virtual void forward(Program &p, Layer &l) const = 0;
-  virtual void backward(Program &p, Layer &l) const = 0;
+  virtual void forward(LayerContext &ctx, Layer &l) const = 0;
+  virtual void backward(LayerContext &ctx, Layer &l) const = 0;
   /// Whether backward writes every element of each input's `dIn` (rather
   /// than adding to it or leaving some): a producer whose only reader
   /// writes its gradient in place then needs no zeroing before the step.
@@ -73,7 +76,7 @@ public:
   virtual bool keepsLayout() const { return false; }
 
   /// A ReLU of its only operand: a producer that appliesRelu may compute
-  /// it in its own forward (Program::fuseRelus).
+  /// it in its own forward (RankState::fuseRelus).
   virtual bool isRelu() const { return false; }
   /// Whether forward can write relu(its output) into `l.reluInto`'s value
   /// in place of its own output.

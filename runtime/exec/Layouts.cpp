@@ -14,15 +14,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RankState.h"
+
 #include "LayerImpl.h"
-#include "Program.h"
 
 #include "hdrt/hdrt.h"
 
 namespace hdrt::exec {
 
-void Program::chooseLayouts() {
-  const int64_t block = device_->channelBlock();
+void RankState::chooseLayouts() {
+  const int64_t block = device_.channelBlock();
   if (block == 1 || !options_.blockedLayouts)
     return;
   // A profiled layer stands alone. Where its configuration splits only
@@ -39,12 +40,12 @@ void Program::chooseLayouts() {
   auto takesBlocked = [&](const Layer &l, const Box &tile) {
     return l.task >= 0 && tile.rank == 4 && extent(tile, 1) % block == 0 &&
            l.impl->takesBlockedLayouts(l, block) &&
-           (!profiling_ || samplesOnly(l.out));
+           (!options_.profiling || samplesOnly(l.out));
   };
-  std::vector<bool> blocked(layers_.size());
-  for (const Layer &l : layers_)
+  std::vector<bool> blocked(network_.layers().size());
+  for (const Layer &l : network_.layers())
     blocked[size_t(l.id)] = !l.impl->isLoss() && takesBlocked(l, l.tile) &&
-                            (l.consumers > 0 || profiling_);
+                            (l.consumers > 0 || options_.profiling);
   // A reader takes the tile as it is: in place, or a box of it this rank
   // copies locally (gatherLocal, or a transfer that moves nothing between
   // ranks) whose channels are whole blocks, as a strided convolution's box
@@ -53,15 +54,15 @@ void Program::chooseLayouts() {
     return b.lo[1] % block == 0 && b.hi[1] % block == 0;
   };
   auto readsAsItIs = [&](const Edge &e) {
-    const Layer &p = layers_[size_t(e.producer)];
-    bool local = e.inAliased || (e.hasBox && p.task >= 0 &&
-                                 p.tile.contains(e.box) &&
-                                 aligned(p.tile) && aligned(e.box));
+    const Layer &p = network_.layers()[size_t(e.producer)];
+    bool local =
+        e.inAliased || (e.hasBox && p.task >= 0 && p.tile.contains(e.box) &&
+                        aligned(p.tile) && aligned(e.box));
     for (const mpi::Move &m : e.plan)
       local = local && m.src != rank_ && m.dst != rank_;
     return local && takesBlocked(*e.consumer, e.box);
   };
-  for (const Edge &e : edges_)
+  for (const Edge &e : network_.edges())
     if (e.producer >= 0 && !readsAsItIs(e))
       blocked[size_t(e.producer)] = false;
   // The images come in NCHW; a profile's stand-in operands take the layout
@@ -69,14 +70,14 @@ void Program::chooseLayouts() {
   auto inputBlocked = [&](const Edge &e) {
     if (e.producer >= 0)
       return blocked[size_t(e.producer)] && readsAsItIs(e);
-    return profiling_ && e.producer == HDRT_IMAGES && e.hasBox &&
+    return options_.profiling && e.producer == HDRT_IMAGES && e.hasBox &&
            takesBlocked(*e.consumer, e.box);
   };
   // Where a kind keeps one layout from input to output, a plain tile on
   // either side makes the other plain; repeat until nothing changes.
   for (bool changed = true; changed;) {
     changed = false;
-    for (const Layer &l : layers_) {
+    for (const Layer &l : network_.layers()) {
       if (l.task < 0 || !l.impl->keepsLayout())
         continue;
       bool all = blocked[size_t(l.id)];
@@ -94,13 +95,11 @@ void Program::chooseLayouts() {
           unblock(e->producer);
     }
   }
-  for (Layer &l : layers_)
+  for (Layer &l : network_.layers())
     l.block = blocked[size_t(l.id)] ? block : 1;
-  for (Edge &e : edges_) {
+  for (Edge &e : network_.edges()) {
     bool sameAsConsumer = e.producer < 0 && e.consumer->impl->keepsLayout();
-    e.block = sameAsConsumer ? e.consumer->block
-              : inputBlocked(e) ? block
-                                : 1;
+    e.block = sameAsConsumer ? e.consumer->block : inputBlocked(e) ? block : 1;
   }
 }
 

@@ -18,6 +18,19 @@ namespace hdrt::exec {
 
 namespace {
 
+/// The mode `--overlap-sync` names (on, off, auto); nullopt for another.
+std::optional<DeviceOptions::SyncOverlap>
+parseSyncOverlap(const std::string &mode) {
+  using Overlap = DeviceOptions::SyncOverlap;
+  if (mode == "auto")
+    return Overlap::Auto;
+  if (mode == "on")
+    return Overlap::On;
+  if (mode == "off")
+    return Overlap::Off;
+  return std::nullopt;
+}
+
 bool parseInt(const std::string &text, int64_t &out) {
   errno = 0;
   char *end = nullptr;
@@ -49,9 +62,9 @@ std::vector<std::string> splitList(const std::string &text) {
 
 /// Sets an option from its value (empty for a switch); false with a
 /// message on a bad value.
-using Setter = std::function<bool(const std::string &flag,
-                                  const std::string &value, Options &o,
-                                  std::string &error)>;
+using Setter =
+    std::function<bool(const std::string &flag, const std::string &value,
+                       Options &o, std::string &error)>;
 
 struct Flag {
   const char *name;
@@ -92,11 +105,11 @@ Setter text(std::string Options::*field) {
 }
 
 Setter flagSwitch(bool Options::*field) {
-  return [=](const std::string &, const std::string &, Options &o,
-             std::string &) {
-    o.*field = true;
-    return true;
-  };
+  return
+      [=](const std::string &, const std::string &, Options &o, std::string &) {
+        o.*field = true;
+        return true;
+      };
 }
 
 /// A MODE of `on` or `off`.
@@ -142,8 +155,7 @@ const std::vector<Flag> &flags() {
          o.stepsGiven = true;
          return integer(&Options::steps, 0)(f, v, o, e);
        }},
-      {"--epochs", "E",
-       "train for E passes over --data (instead of --steps)",
+      {"--epochs", "E", "train for E passes over --data (instead of --steps)",
        [](const std::string &f, const std::string &v, Options &o,
           std::string &e) {
          if (!real(&Options::epochs)(f, v, o, e))
@@ -153,8 +165,9 @@ const std::vector<Flag> &flags() {
          e = f + " expects a number > 0, got '" + v + "'";
          return false;
        }},
-      {"--seed", "S", "seed of weights, data order, augmentation and dropout "
-                      "(default 1)",
+      {"--seed", "S",
+       "seed of weights, data order, augmentation and dropout "
+       "(default 1)",
        [](const std::string &f, const std::string &v, Options &o,
           std::string &e) {
          int64_t seed = 0;
@@ -188,25 +201,26 @@ const std::vector<Flag> &flags() {
          }
          return true;
        }},
-      {"--lr-milestones", "A,B", "step schedule: the steps where the rate "
-                                 "drops (default: half and three quarters "
-                                 "of the steps)",
+      {"--lr-milestones", "A,B",
+       "step schedule: the steps where the rate "
+       "drops (default: half and three quarters "
+       "of the steps)",
        [](const std::string &f, const std::string &v, Options &o,
           std::string &e) {
          o.milestones.clear();
          for (const std::string &part : splitList(v)) {
            int64_t step;
            if (!parseInt(part, step) || step < 1) {
-             e = f + " expects steps >= 1 separated by commas, got '" + v +
-                 "'";
+             e = f + " expects steps >= 1 separated by commas, got '" + v + "'";
              return false;
            }
            o.milestones.push_back(step);
          }
          return true;
        }},
-      {"--lr-gamma", "X", "step schedule: the factor at each milestone "
-                          "(default 0.1)",
+      {"--lr-gamma", "X",
+       "step schedule: the factor at each milestone "
+       "(default 0.1)",
        real(&Options::gamma)},
       {"--warmup", "K", "raise the rate linearly over the first K steps",
        integer(&Options::warmup, 0)},
@@ -218,8 +232,8 @@ const std::vector<Flag> &flags() {
        text(&Options::labels)},
       {"--mean", "A,B,C", "subtract per channel, after uint8 -> [0, 1]",
        numbers(&Options::mean, false)},
-      {"--std", "A,B,C", "then divide per channel", numbers(&Options::std,
-                                                            true)},
+      {"--std", "A,B,C", "then divide per channel",
+       numbers(&Options::std, true)},
       {"--shuffle", nullptr, "a seeded permutation of --data every epoch",
        flagSwitch(&Options::shuffle)},
       {"--augment", "flip,crop[=P]",
@@ -243,9 +257,10 @@ const std::vector<Flag> &flags() {
          }
          return true;
        }},
-      {"--data-threads", "T", "threads that read and decode a batch, ahead "
-                              "of its step (default: the rank's share of "
-                              "the cores)",
+      {"--data-threads", "T",
+       "threads that read and decode a batch, ahead "
+       "of its step (default: the rank's share of "
+       "the cores)",
        integer(&Options::dataThreads, 1)},
       {"--eval-data", "PATH", "evaluate on this data (same formats)",
        text(&Options::evalData)},
@@ -253,17 +268,21 @@ const std::vector<Flag> &flags() {
        text(&Options::evalLabels)},
       {"--eval-every", "K", "evaluate every K steps (and after the last)",
        integer(&Options::evalEvery, 1)},
-      {"--init", "FILE", "start from the weights of an ONNX model or an hd "
-                         "checkpoint",
+      {"--init", "FILE",
+       "start from the weights of an ONNX model or an hd "
+       "checkpoint",
        text(&Options::init)},
-      {"--export-onnx", "FILE", "at the end, write the model as ONNX with "
-                                "the trained weights",
+      {"--export-onnx", "FILE",
+       "at the end, write the model as ONNX with "
+       "the trained weights",
        text(&Options::exportOnnx)},
-      {"--metrics", "FILE", "write per-step losses, evaluations and timings "
-                            "as JSON",
+      {"--metrics", "FILE",
+       "write per-step losses, evaluations and timings "
+       "as JSON",
        text(&Options::metrics)},
-      {"--checkpoint", "DIR", "save parameters and optimizer state at the "
-                              "end",
+      {"--checkpoint", "DIR",
+       "save parameters and optimizer state at the "
+       "end",
        text(&Options::checkpoint)},
       {"--checkpoint-every", "N", "also save every N steps",
        integer(&Options::checkpointEvery, 1)},
@@ -273,8 +292,9 @@ const std::vector<Flag> &flags() {
        text(&Options::trace)},
       {"--log-every", "K", "print every K-th step's line (default 1)",
        integer(&Options::logEvery, 1)},
-      {"--quiet", nullptr, "no step, data or weights lines (epochs and "
-                           "evaluations still print)",
+      {"--quiet", nullptr,
+       "no step, data or weights lines (epochs and "
+       "evaluations still print)",
        flagSwitch(&Options::quiet)},
       {"--overlap-sync", "MODE",
        "CPU: gradient sums beside the backward pass on a thread of their "
@@ -302,30 +322,13 @@ const std::vector<Flag> &flags() {
       {"--no-tf32", nullptr,
        "GPU: full fp32 convolutions (TF32 tensor cores are allowed by "
        "default, as in PyTorch)",
-       [](const std::string &, const std::string &, Options &o,
-          std::string &) {
+       [](const std::string &, const std::string &, Options &o, std::string &) {
          o.device.tf32 = false;
          return true;
        }},
   };
   return table;
 }
-
-} // namespace
-
-std::optional<DeviceOptions::SyncOverlap>
-parseSyncOverlap(const std::string &mode) {
-  using Overlap = DeviceOptions::SyncOverlap;
-  if (mode == "auto")
-    return Overlap::Auto;
-  if (mode == "on")
-    return Overlap::On;
-  if (mode == "off")
-    return Overlap::Off;
-  return std::nullopt;
-}
-
-namespace {
 
 /// Checks between flags, once all are read.
 bool consistent(const Options &o, std::string &error) {

@@ -32,12 +32,12 @@ struct Options {
   // Data: the format is found from the file; synthetic without --data.
   std::string data, labels;
   std::string evalData, evalLabels;
-  int64_t evalEvery = 0; // 0: only after the last step
+  int64_t evalEvery = 0;         // 0: only after the last step
   std::vector<double> mean, std; // per channel, after uint8 -> [0, 1]
   bool shuffle = false;
-  int64_t dataThreads = 0;   // threads reading a batch; 0: the rank's cores
-  bool flip = false;         // --augment flip
-  int64_t cropPadding = -1;  // --augment crop[=P]; -1: no crop
+  int64_t dataThreads = 0;  // threads reading a batch; 0: the rank's cores
+  bool flip = false;        // --augment flip
+  int64_t cropPadding = -1; // --augment crop[=P]; -1: no crop
 
   // Weights in and out.
   std::string init;       // an ONNX model or an hd checkpoint
@@ -70,10 +70,6 @@ bool parseOptions(int argc, char **argv, Options &options, bool &help,
 
 /// The usage text, naming the program.
 std::string usage(const char *program);
-
-/// The mode `--overlap-sync` names (on, off, auto); nullopt for another.
-std::optional<DeviceOptions::SyncOverlap> parseSyncOverlap(
-    const std::string &mode);
 
 } // namespace hdrt::exec
 

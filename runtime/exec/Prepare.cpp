@@ -4,25 +4,21 @@
 // layer it has a task in, the kind's geometry and buffers, the parameter
 // shards and their initial values, the input box of each of its tasks
 // (checked against the compiled transfer plan), and the communicators of
-// the groups it belongs to. The checkpoint directory and the output files
-// are probed here, before any step.
+// the groups it belongs to.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Program.h"
+#include "RankState.h"
 
+#include "Errors.h"
 #include "LayerImpl.h"
+#include "Streams.h"
 
 #include "hdrt/Random.h"
 #include "hdrt/hdrt.h"
 
 #include <algorithm>
 #include <cctype>
-#include <climits>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <sys/stat.h>
 
 namespace hdrt::exec {
 
@@ -42,114 +38,50 @@ std::string boxText(const Box &b) {
 // Preparation: geometry, buffers, communicators, parameters
 //===----------------------------------------------------------------------===//
 
-void Program::prepare() {
-  if (layers_.empty())
+int64_t RankState::prepare(LayerContext &ctx, const RankOptions &options) {
+  options_ = options;
+  if (network_.layers().empty())
     throw Error("the program defines no layers");
-  for (Layer &l : layers_)
+  for (Layer &l : network_.layers())
     for (size_t i = 0; i < l.inputs.size(); ++i)
       if (!l.inputs[i])
         throw Error("operand " + std::to_string(i) + " of layer '" + l.name +
                     "' is not defined");
-  const Layer &loss = layers_.back();
-  if (!loss.impl->isLoss() && !profiling_)
+  const Layer &loss = network_.layers().back();
+  if (!loss.impl->isLoss() && !options_.profiling)
     throw Error("the program must end with its loss layer");
-  batch_ = loss.out.shape[0];
-  for (Layer &l : layers_)
-    prepareLayer(l);
+  ctx.setBatch(loss.out.shape[0]);
+  for (Layer &l : network_.layers())
+    prepareLayer(ctx, l);
   allocateGradients();
-  for (Edge &e : edges_)
+  for (Edge &e : network_.edges())
     prepareEdge(e);
-  prepareTransfers();
   chooseLayouts();
   fuseRelus();
-  for (Edge &e : edges_)
+  for (Edge &e : network_.edges())
     if (e.gradAliased && e.consumer->impl->writesWholeInputGradients())
-      layers_[e.producer].zeroGrad = false;
+      network_.layers()[e.producer].zeroGrad = false;
   // Several readers: zeroing up front and adding every reader's gradient
   // in costs a write and a read-modify-write of the tile more than letting
   // the first reader write it.
-  for (Layer &l : layers_)
-    if (l.task >= 0 && l.consumers > 1 && !profiling_) {
+  for (Layer &l : network_.layers())
+    if (l.task >= 0 && l.consumers > 1 && !options_.profiling) {
       l.lazyGrad = true;
       l.zeroGrad = false;
     }
-  for (Edge &e : edges_)
+  for (Edge &e : network_.edges())
     e.mayWriteGradInPlace = e.producer >= 0 && e.inAliased &&
-                            layers_[e.producer].lazyGrad &&
+                            network_.layers()[e.producer].lazyGrad &&
                             e.consumer->impl->writesWholeInputGradients();
   // A profiled layer has no readers here: its output gradient stands in
   // for what they wrote.
-  if (profiling_)
-    for (Layer &l : layers_)
-      l.zeroGrad = profileZeroesGradient_;
-  openInputs();
-  checkExport();
-  checkOutputs();
-  if (options_.resume)
-    resume();
-  else
-    initWeights();
-  timers_.take();
+  if (options_.profiling)
+    for (Layer &l : network_.layers())
+      l.zeroGrad = options_.profileZeroesGradient;
+  return loss.out.shape[0];
 }
 
-void agree(bool ok, const std::string &message) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  int mine = ok ? INT_MAX : rank, first = INT_MAX;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first == INT_MAX)
-    return;
-  std::string text = message;
-  int length = static_cast<int>(text.size());
-  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
-  text.resize(size_t(length));
-  if (length)
-    MPI_Bcast(text.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
-  throw CollectiveError(text);
-}
-
-/// Finds out before training, not after it, that a result cannot be
-/// written: the checkpoint directory (created when missing) and the
-/// metrics and trace files.
-void Program::checkOutputs() {
-  bool ok = true;
-  std::string message;
-  if (rank_ == 0) {
-    // The probe has a name of its own: the checkpoint's temporary file may
-    // be something the probe must not remove.
-    auto writable = [&](const std::string &path, const char *what) {
-      std::string probe = path + ".probe";
-      FILE *f = std::fopen(probe.c_str(), "w");
-      if (!f) {
-        message = std::string("cannot write the ") + what + " '" + path +
-                  "': " + std::strerror(errno);
-        return false;
-      }
-      std::fclose(f);
-      std::remove(probe.c_str());
-      return true;
-    };
-    if (!options_.checkpoint.empty()) {
-      if (::mkdir(options_.checkpoint.c_str(), 0777) != 0 && errno != EEXIST) {
-        ok = false;
-        message = "cannot create the checkpoint directory '" +
-                  options_.checkpoint + "': " + std::strerror(errno);
-      } else {
-        ok = writable(options_.checkpoint + "/checkpoint.hd",
-                      "checkpoint directory's file");
-      }
-    }
-    if (ok && !options_.metrics.empty())
-      ok = writable(options_.metrics, "metrics file");
-    if (ok && !options_.trace.empty())
-      ok = writable(options_.trace, "trace file");
-    if (ok && !options_.exportOnnx.empty())
-      ok = writable(options_.exportOnnx, "ONNX export");
-  }
-  agree(ok, message);
-}
-
-void Program::prepareLayer(Layer &l) {
+void RankState::prepareLayer(LayerContext &ctx, Layer &l) {
   if (rank_ < l.out.tasks()) {
     l.task = rank_;
     l.tile = l.out.tile(l.task);
@@ -158,7 +90,7 @@ void Program::prepareLayer(Layer &l) {
   // with the same block indices along the dimensions the kind names (batch
   // norm: its channels; the loss: its samples).
   if (unsigned dims = layerKindInfo(l.descriptor.kind).statisticsPerDims;
-      dims && !profiling_) {
+      dims && !options_.profiling) {
     int color = MPI_UNDEFINED;
     if (l.task >= 0) {
       color = 0;
@@ -166,12 +98,12 @@ void Program::prepareLayer(Layer &l) {
         if ((dims >> d) & 1)
           color = color * int(l.out.degrees[d]) + int(l.out.blockOf(l.task, d));
     }
-    l.statsComm = split(color, rank_);
+    l.statsComm = split_(color, rank_);
   }
-  l.impl->prepare(*this, l);
+  l.impl->prepare(ctx, l);
   if (l.task >= 0 && !l.impl->isLoss()) {
-    l.value.assign(*device_, l.tile.volume());
-    l.grad.assign(*device_, l.tile.volume());
+    l.value.assign(device_, l.tile.volume());
+    l.grad.assign(device_, l.tile.volume());
   }
   prepareParams(l);
 }
@@ -180,20 +112,20 @@ void Program::prepareLayer(Layer &l) {
 /// backward produces them (the last layer's first): the gradient sums take
 /// consecutive layers' small gradients as one contiguous bucket, summed in
 /// place instead of packed into a buffer and back.
-void Program::allocateGradients() {
+void RankState::allocateGradients() {
   std::vector<Param *> trained;
   int64_t total = 0;
-  for (auto l = layers_.rbegin(); l != layers_.rend(); ++l)
+  for (auto l = network_.layers().rbegin(); l != network_.layers().rend(); ++l)
     if (l->task >= 0)
       for (Param &p : l->params)
         if (p.trained) {
           trained.push_back(&p);
           total += p.box.volume();
         }
-  gradients_.assign(*device_, total);
+  gradients_.assign(device_, total);
   float *next = gradients_.data();
   for (Param *p : trained) {
-    p->grad = Buffer<float>::view(*device_, next, p->box.volume());
+    p->grad = Buffer<float>::view(device_, next, p->box.volume());
     next += p->box.volume();
   }
 }
@@ -201,7 +133,7 @@ void Program::allocateGradients() {
 /// Parameters are split along their dim 0, the layer's output channels: a
 /// task's shard is its tile's channels. Replicas along n, h and w hold the
 /// same one and the first of them checkpoints it.
-void Program::prepareParams(Layer &l) {
+void RankState::prepareParams(Layer &l) {
   std::vector<ParamSpec> specs = l.impl->params(l);
   if (specs.empty())
     return;
@@ -229,9 +161,9 @@ void Program::prepareParams(Layer &l) {
       p.box.hi[d] = p.shape[d];
     p.box.lo[0] = c0;
     p.box.hi[0] = c1;
-    p.value.assign(*device_, p.box.volume());
+    p.value.assign(device_, p.box.volume());
     if (p.trained) // its gradient: allocateGradients
-      p.velocity.assign(*device_, p.box.volume());
+      p.velocity.assign(device_, p.box.volume());
     // Drawn by global index, so every split starts from the same values.
     int64_t row = 1;
     for (size_t d = 1; d < p.shape.size(); ++d)
@@ -250,18 +182,19 @@ void Program::prepareParams(Layer &l) {
   bool trains = std::any_of(specs.begin(), specs.end(),
                             [](const ParamSpec &s) { return s.trained; });
   int64_t replicas = l.out.tasks() / l.out.degrees[1];
-  if (trains && replicas > 1 && l.gradComm == MPI_COMM_NULL && !profiling_)
+  if (trains && replicas > 1 && l.gradComm == MPI_COMM_NULL &&
+      !options_.profiling)
     throw Error("the parameters of layer '" + l.name + "' have " +
                 std::to_string(replicas) +
                 " replicas but the program never syncs their gradients " +
                 "(run --hd-insert-transfers before lowering)");
 }
 
-void Program::prepareEdge(Edge &e) {
+void RankState::prepareEdge(Edge &e) {
   Layer &c = *e.consumer;
   // What this device sends must be in its producer tile.
   for (const mpi::Move &m : e.plan) {
-    const Layer &p = layers_[e.producer];
+    const Layer &p = network_.layers()[e.producer];
     if (m.src == rank_ && (p.task < 0 || !p.tile.contains(m.box)))
       throw Error("the transfer from '" + p.name + "' sends " + boxText(m.box) +
                   " from device " + std::to_string(rank_) +
@@ -292,19 +225,19 @@ void Program::prepareEdge(Edge &e) {
     return;
   if (e.producer == HDRT_LABELS) {
     e.labels.assign(b.volume(), 0);
-    e.deviceLabels.assign(*device_, b.volume());
+    e.deviceLabels.assign(device_, b.volume());
     return;
   }
   if (e.producer == HDRT_IMAGES) {
-    e.inStorage.assign(*device_, b.volume());
+    e.inStorage.assign(device_, b.volume());
     e.in = e.inStorage.data();
     if (e.wantsGradient) {
-      e.dInStorage.assign(*device_, b.volume());
+      e.dInStorage.assign(device_, b.volume());
       e.dIn = e.dInStorage.data();
     }
     return;
   }
-  Layer &p = layers_[e.producer];
+  Layer &p = network_.layers()[e.producer];
   // Read the producer's tile in place when it is exactly the box: readers
   // only read it. Its gradient too when nothing else reads it; with other
   // readers each writes a gradient of its own, which backward adds in.
@@ -314,13 +247,13 @@ void Program::prepareEdge(Edge &e) {
   if (e.inAliased) {
     e.in = p.value.data();
   } else {
-    e.inStorage.assign(*device_, b.volume());
+    e.inStorage.assign(device_, b.volume());
     e.in = e.inStorage.data();
   }
   if (e.gradAliased) {
     e.dIn = p.grad.data();
   } else {
-    e.dInStorage.assign(*device_, b.volume());
+    e.dInStorage.assign(device_, b.volume());
     e.dIn = e.dInStorage.data();
   }
 }
@@ -329,8 +262,8 @@ void Program::prepareEdge(Edge &e) {
 /// exactly what this device holds of it plus what the plan sends here, in
 /// disjoint pieces (else a transfer would write outside its buffer or leave
 /// a hole).
-void Program::checkPlan(const Edge &e) const {
-  const Layer &c = *e.consumer, &p = layers_[e.producer];
+void RankState::checkPlan(const Edge &e) const {
+  const Layer &c = *e.consumer, &p = network_.layers()[e.producer];
   const Box &b = e.box;
   std::vector<Box> pieces;
   if (p.task >= 0 && e.hasBox)

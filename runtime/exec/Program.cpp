@@ -1,45 +1,64 @@
-//===- Program.cpp - a rank's program: its definitions --------------------===//
+//===- Program.cpp - a rank's program: set up, definitions, the end -------===//
 //
-// The generated code defines the network once: layers (kind, descriptor,
-// shape and configuration), the edges between them with their transfer
-// plans, and the replica groups of gradient syncs. What each rank keeps of
-// it is set up by prepare() (Prepare.cpp); the step runs in Step.cpp.
+// The parts of a Program are made with it; prepare() sets them up in turn
+// once the generated code has defined the network, and finish() writes
+// what the run leaves behind. The step itself is in Step.cpp, evaluation
+// in Evaluate.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Program.h"
 
-#include "LayerImpl.h"
+#include "Errors.h"
 
-#include "hdrt/Random.h"
-#include "hdrt/hdrt.h"
-
-#include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <sys/stat.h>
 
 namespace hdrt::exec {
 
-uint64_t streamOf(Stream kind, uint64_t a, uint64_t b) {
-  return mix64((uint64_t(kind) << 56) ^ (a << 24) ^ b);
+namespace {
+
+int worldRank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
 }
 
-//===----------------------------------------------------------------------===//
-// Definitions
-//===----------------------------------------------------------------------===//
-
-Program::Program(Options options, int64_t devices, std::string modelName,
-                 std::string modelHash, std::shared_ptr<Device> device)
-    : options_(std::move(options)), device_(std::move(device)),
-      devices_(devices), modelName_(std::move(modelName)),
-      modelHash_(std::move(modelHash)) {
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+/// `given`, or this library's device for the options.
+std::shared_ptr<Device> deviceFor(const Options &options,
+                                  std::shared_ptr<Device> given) {
+  if (given)
+    return given;
   try {
-    if (!device_)
-      device_ = makeDevice(options_.device);
+    return makeDevice(options.device);
   } catch (const DeviceError &e) {
     // Every rank finds the same machine (no GPU, no driver).
     throw CollectiveError(e.what());
   }
+}
+
+} // namespace
+
+Program::Program(Options options, int64_t devices, std::string modelName,
+                 std::string modelHash, std::shared_ptr<Device> device,
+                 std::optional<Profiling> profiling)
+    : options_(std::move(options)),
+      device_(deviceFor(options_, std::move(device))),
+      profiling_(profiling.has_value()), rank_(profiling ? 0 : worldRank()),
+      network_(devices, rank_, std::move(modelName), std::move(modelHash)),
+      context_(*device_, timers_, options_.seed),
+      rankState_(network_, *device_, rank_,
+                 [this](int color, int key) { return split(color, key); }),
+      transfers_(network_, rankState_, *device_, timers_),
+      inputs_(network_, timers_, rank_), io_(network_, options_, rank_),
+      reporter_(network_, *device_, options_, rank_) {
+  rankOptions_.seed = options_.seed;
+  rankOptions_.blockedLayouts = options_.blockedLayouts;
+  rankOptions_.profiling = profiling_;
+  rankOptions_.profileZeroesGradient =
+      !profiling || profiling->zeroOutputGradient;
   // Per-category times of an asynchronous device need waits at every
   // boundary; only runs that report them pay for those.
   if (!device_->hostAccessible() &&
@@ -56,169 +75,83 @@ MPI_Comm Program::split(int color, int key) {
   return comm;
 }
 
-Layer &Program::layer(int64_t id) {
-  if (id < 0 || id >= static_cast<int64_t>(layers_.size()))
-    throw Error("the program names layer " + std::to_string(id) +
-                ", which it did not define");
-  return layers_[id];
-}
-
-Edge &Program::edge(int64_t id) {
-  if (id < 0 || id >= static_cast<int64_t>(edges_.size()))
-    throw Error("the program names edge " + std::to_string(id) +
-                ", which it did not define");
-  return edges_[id];
-}
-
-void Program::defineLayer(int64_t id, LayerKind kind, std::string name,
-                          int rank, const int64_t *shape,
-                          const int64_t *degrees, int64_t operands,
-                          const void *descriptor, int64_t bytes) {
-  if (id != static_cast<int64_t>(layers_.size()))
-    throw Error("layers must be defined in order: got " + std::to_string(id));
-  if (rank < 1 || rank > 4 || operands < 1)
-    throw Error("layer '" + name + "' has an unsupported shape");
-  const LayerKindInfo &info = layerKindInfo(kind);
-  if (bytes != info.descriptorBytes() || (bytes > 0 && !descriptor))
-    throw Error("layer '" + name + "' has a " + std::to_string(bytes) +
-                "-byte descriptor; a " + info.name + " takes " +
-                std::to_string(info.descriptorBytes()));
-  Layer &l = layers_.emplace_back();
-  l.id = id;
-  l.impl = &layerImpl(kind);
-  l.name = std::move(name);
-  l.out.rank = rank;
-  int64_t tasks = 1;
-  for (int d = 0; d < rank; ++d) {
-    l.out.shape[d] = shape[d];
-    l.out.degrees[d] = degrees[d];
-    if (degrees[d] < 1 || degrees[d] > shape[d])
-      throw Error("layer '" + l.name + "' has an illegal configuration");
-    tasks *= degrees[d];
-  }
-  if (tasks > devices_)
-    throw Error("layer '" + l.name + "' has " + std::to_string(tasks) +
-                " tasks, more than the " + std::to_string(devices_) +
-                " devices");
-  l.descriptor.kind = kind;
-  l.descriptor.words.resize(size_t(bytes) / 8);
-  if (bytes > 0)
-    std::memcpy(l.descriptor.words.data(), descriptor, size_t(bytes));
-  l.inputs.assign(operands, nullptr);
-}
-
-void Program::defineEdge(int64_t id, int64_t consumer, int64_t operand,
-                         int64_t producer, int rank, const int64_t *shape,
-                         const int64_t *moves, int64_t moveCount) {
-  if (id != static_cast<int64_t>(edges_.size()))
-    throw Error("edges must be defined in order: got " + std::to_string(id));
-  Layer &c = layer(consumer);
-  if (operand < 0 || operand >= static_cast<int64_t>(c.inputs.size()) ||
-      c.inputs[operand])
-    throw Error("layer '" + c.name + "' has a bad operand " +
-                std::to_string(operand));
-  if (producer != HDRT_IMAGES && producer != HDRT_LABELS &&
-      (producer < 0 || producer >= consumer))
-    throw Error("layer '" + c.name + "' reads a tensor defined after it");
-  Edge &e = edges_.emplace_back();
-  e.id = id;
-  e.consumer = &c;
-  e.operand = static_cast<int>(operand);
-  e.producer = producer;
-  e.source.rank = rank;
-  for (int d = 0; d < rank; ++d)
-    e.source.shape[d] = shape[d];
-  e.explicitTransfer = moves != nullptr;
-  const int64_t stride = 2 + 2 * rank;
-  for (int64_t m = 0; m < moveCount; ++m) {
-    const int64_t *p = moves + m * stride;
-    mpi::Move move;
-    move.src = static_cast<int>(p[0]);
-    move.dst = static_cast<int>(p[1]);
-    move.box.rank = rank;
-    for (int d = 0; d < rank; ++d) {
-      move.box.lo[d] = p[2 + d];
-      move.box.hi[d] = p[2 + rank + d];
-    }
-    if (move.src < 0 || move.src >= devices_ || move.dst < 0 ||
-        move.dst >= devices_)
-      throw Error("a transfer into '" + c.name + "' names a device outside " +
-                  "0.." + std::to_string(devices_ - 1));
-    e.plan.push_back(move);
-  }
-  c.inputs[operand] = &e;
-  e.name = (producer >= 0
-                ? layers_[producer].name
-                : std::string(producer == HDRT_IMAGES ? "images" : "labels")) +
-           " -> " + c.name;
-  if (producer >= 0)
-    ++layers_[producer].consumers;
-}
-
-void Program::defineGradSync(int64_t id, const int64_t *groups,
+void Program::defineGradSync(int64_t layer, const int64_t *groups,
                              int64_t length) {
-  Layer &l = layer(id);
-  // Split the world into the layer's replica groups; the other ranks get no
-  // communicator. Every rank runs this in the same order.
-  int color = MPI_UNDEFINED, group = 0;
-  for (int64_t i = 0; i < length; ++group) {
-    int64_t size = groups[i++];
-    if (size < 1 || i + size > length)
-      throw Error("layer '" + l.name + "' has malformed replica groups");
-    int64_t channelBlock = -1;
-    for (int64_t m = 0; m < size; ++m) {
-      int64_t task = groups[i + m];
-      if (task < 0 || task >= l.out.tasks())
-        throw Error("a replica group of layer '" + l.name +
-                    "' names a device without a task");
-      // Replicas hold the same parameter shard: the same channel block.
-      int64_t block = l.out.blockOf(task, 1);
-      if (channelBlock >= 0 && block != channelBlock)
-        throw Error("a replica group of layer '" + l.name +
-                    "' mixes different parameter shards");
-      channelBlock = block;
-      if (task == rank_)
-        color = group;
-    }
-    i += size;
-  }
-  if (l.gradComm != MPI_COMM_NULL)
-    throw Error("layer '" + l.name + "' has two gradient syncs");
-  l.gradComm = profiling_ ? MPI_COMM_NULL : split(color, rank_);
-  if (l.gradComm == MPI_COMM_NULL)
-    l.gradComm = MPI_COMM_SELF; // marks the layer as synced
+  // A profiled layer runs alone: it has no replicas to sum with.
+  SplitWorld none;
+  network_.defineGradSync(
+      layer, groups, length, profiling_ ? none : [this](int color, int key) {
+        return split(color, key);
+      });
 }
 
-void Program::defineTensors(int64_t id, const std::string &text) {
-  Layer &l = layer(id);
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos)
-      end = text.size();
-    std::string line = text.substr(start, end - start);
-    start = end + 1;
-    size_t tab = line.find('\t');
-    if (tab == std::string::npos || tab == 0 || tab + 1 == line.size())
-      throw Error("layer '" + l.name + "' names its source tensors badly: '" +
-                  line + "'");
-    std::string param = line.substr(0, tab), tensor = line.substr(tab + 1);
-    bool transposed = false;
-    if (size_t flag = tensor.find('\t'); flag != std::string::npos) {
-      transposed = tensor.substr(flag + 1) == "transposed";
-      if (!transposed)
-        throw Error("layer '" + l.name + "' names its source tensors badly: '" +
-                    line + "'");
-      tensor.resize(flag);
-    }
-    l.sources[param] = {tensor, transposed};
-  }
+void Program::prepare() {
+  batch_ = rankState_.prepare(context_, rankOptions_);
+  transfers_.prepare(options_.earlyTransfers && !profiling_);
+  inputs_.open(options_, batch_);
+  io_.checkExport();
+  checkOutputs();
+  if (options_.resume)
+    firstStep_ = io_.resume();
+  else
+    io_.initWeights();
+  reporter_.start(firstStep_, lastStep(), batch_, inputs_.trainingSize());
+  timers_.take();
 }
 
-void Program::defineSource(const char *bytes, int64_t size) {
-  if (size < 0 || (size > 0 && !bytes))
-    throw Error("the program's source model is malformed");
-  source_.assign(bytes, size_t(size));
+/// Finds out before training, not after it, that a result cannot be
+/// written: the checkpoint directory (created when missing) and the
+/// metrics and trace files.
+void Program::checkOutputs() {
+  bool ok = true;
+  std::string message;
+  if (rank_ == 0) {
+    // The probe has a name of its own: the checkpoint's temporary file may
+    // be something the probe must not remove.
+    auto writable = [&](const std::string &path, const char *what) {
+      std::string probe = path + ".probe";
+      FILE *f = std::fopen(probe.c_str(), "w");
+      if (!f) {
+        message = std::string("cannot write the ") + what + " '" + path +
+                  "': " + std::strerror(errno);
+        return false;
+      }
+      std::fclose(f);
+      std::remove(probe.c_str());
+      return true;
+    };
+    if (!options_.checkpoint.empty()) {
+      if (::mkdir(options_.checkpoint.c_str(), 0777) != 0 && errno != EEXIST) {
+        ok = false;
+        message = "cannot create the checkpoint directory '" +
+                  options_.checkpoint + "': " + std::strerror(errno);
+      } else {
+        ok = writable(options_.checkpoint + "/checkpoint.hd",
+                      "checkpoint directory's file");
+      }
+    }
+    if (ok && !options_.metrics.empty())
+      ok = writable(options_.metrics, "metrics file");
+    if (ok && !options_.trace.empty())
+      ok = writable(options_.trace, "trace file");
+    if (ok && !options_.exportOnnx.empty())
+      ok = writable(options_.exportOnnx, "ONNX export");
+  }
+  agree(ok, message);
+}
+
+int Program::finish() {
+  int64_t done = firstStep_ + reporter_.steps();
+  const std::vector<Evaluation> &evaluations = reporter_.evaluations();
+  if (inputs_.evaluation() &&
+      (evaluations.empty() || evaluations.back().step != done))
+    evaluate(done);
+  if (!options_.checkpoint.empty() && reporter_.steps() > 0)
+    io_.checkpoint(done);
+  io_.exportOnnx();
+  reporter_.writeMetrics();
+  reporter_.writeTrace();
+  return 0;
 }
 
 } // namespace hdrt::exec

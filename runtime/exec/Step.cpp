@@ -1,16 +1,19 @@
 //===- Step.cpp - one training step around the layers ---------------------===//
 //
 // The schedule the generated code calls: the step's inputs, each layer's
-// forward and backward through its kind (exec/layers/), gradient syncs, the
-// optimizer, and the step's loss, where a non-finite one is traced back to
-// the first layer that produced it. Transfers: exec/Transfers.cpp.
+// forward and backward through its kind (exec/layers/), the transfers
+// (Transfers), gradient syncs, the optimizer, and the step's loss, where a
+// non-finite one is traced back to the first layer that produced it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Program.h"
 
+#include "Errors.h"
 #include "LayerImpl.h"
 #include "Schedule.h"
+
+#include "kernels/Sgd/SgdKernels.h"
 
 #include "hdrt/hdrt.h"
 
@@ -20,6 +23,13 @@
 
 namespace hdrt::exec {
 
+/// The layer `id`, as what the program is doing (`what` it).
+Layer &Program::layerNamed(int64_t id, const char *what) {
+  Layer &l = network_.layer(id);
+  activity_ = std::string(what) + " of layer '" + l.name + "'";
+  return l;
+}
+
 void Program::stepBegin(int64_t step) {
   if (rank_ == options_.killRank && step + 1 == options_.killStep) {
     std::fprintf(stderr, "hd: test hook: rank %d kills itself at step %lld\n",
@@ -28,6 +38,7 @@ void Program::stepBegin(int64_t step) {
     std::raise(SIGKILL);
   }
   step_ = step;
+  context_.setStep(step);
   stepStart_ = MPI_Wtime();
   timers_.take();
   // --trace records the last step, when the kernels are warm.
@@ -35,101 +46,60 @@ void Program::stepBegin(int64_t step) {
   timers_.origin = stepStart_;
   timers_.spans.clear();
   backwardBegun_ = false;
-  postTransferReceives(/*forward=*/true);
+  transfers_.postReceives(/*forward=*/true);
   Charge charge(timers_, Category::Compute);
   stepInputs(step);
 }
 
+void Program::stepInputs(int64_t step) {
+  inputs_.load(step, /*readAhead=*/!profiling_, lastStep());
+  rankState_.startGradients();
+}
+
 void Program::forward(int64_t id) {
-  Layer &l = layer(id);
-  activity_ = "the forward of layer '" + l.name + "'";
+  Layer &l = layerNamed(id, "the forward");
   Charge charge(timers_, Category::Compute, &l.name, " fwd");
   l.partialLoss = 0;
   if (l.task < 0)
     return;
   for (Edge *e : l.inputs)
-    gatherLocal(*e);
-  l.impl->forward(*this, l);
-  sendTransfers(l);
+    transfers_.gatherLocal(*e);
+  l.impl->forward(context_, l);
+  transfers_.send(l);
 }
 
 void Program::backward(int64_t id) {
-  Layer &l = layer(id);
-  activity_ = "the backward of layer '" + l.name + "'";
+  Layer &l = layerNamed(id, "the backward");
   if (!backwardBegun_) {
     backwardBegun_ = true;
-    postTransferReceives(/*forward=*/false);
+    transfers_.postReceives(/*forward=*/false);
   }
   Charge charge(timers_, Category::Compute, &l.name, " bwd");
   if (l.task < 0)
     return;
-  touchGradient(l); // no reader on this rank wrote it: zeros
-  receiveTransferGradients(l);
+  rankState_.touchGradient(l); // no reader on this rank wrote it: zeros
+  transfers_.receiveGradients(l);
   for (Edge *e : l.inputs)
-    claimInputGradient(*e);
-  l.impl->backward(*this, l);
+    rankState_.claimInputGradient(*e);
+  l.impl->backward(context_, l);
   for (Edge *e : l.inputs)
-    scatterLocal(*e);
+    transfers_.scatterLocal(*e);
 }
 
-void Program::touchGradient(Layer &p) {
-  if (!p.lazyGrad || p.gradWritten)
-    return;
-  device_->fill(p.grad.data(), p.grad.size(), 0.0f);
-  p.gradWritten = true;
+void Program::transferForward(int64_t id) {
+  Edge &e = network_.edge(id);
+  activity_ = "the transfer '" + e.name + "'";
+  transfers_.run(e, /*forward=*/true);
 }
 
-void Program::claimInputGradient(Edge &e) {
-  e.writesGradInPlace = false;
-  if (!e.hasBox || e.producer < 0 || e.gradAliased || e.explicitTransfer)
-    return;
-  Layer &p = layers_[e.producer];
-  if (!p.lazyGrad)
-    return;
-  if (!p.gradWritten && e.mayWriteGradInPlace) {
-    e.writesGradInPlace = true;
-    p.gradWritten = true;
-  } else {
-    touchGradient(p);
-  }
-  e.dIn = e.writesGradInPlace ? p.grad.data() : e.dInStorage.data();
-}
-
-/// Combines a layer's partial statistics with the tasks that share them.
-void Program::syncStatistics(Layer &l, void *data, int64_t count,
-                             ElementType type, ReduceOp op) {
-  Charge sync(timers_, Category::Sync);
-  if (int rc = device_->allReduce(l.statsComm, data, count, type, op))
-    throw Error("error " + std::to_string(rc) +
-                " combining the statistics of '" + l.name + "'");
-}
-
-std::pair<Box, Box> localBoxes(const Layer &p, const Edge &e) {
-  if (e.block == 1)
-    return {p.tile, e.box};
-  return {channelBlocked(p.tile, e.block), channelBlocked(e.box, e.block)};
-}
-
-void Program::gatherLocal(Edge &e) {
-  if (!e.hasBox || e.inAliased || e.explicitTransfer || e.producer < 0)
-    return;
-  const Layer &p = layers_[e.producer];
-  auto [tile, box] = localBoxes(p, e);
-  device_->copyRegion(p.value.data(), tile, e.in, box, box);
-}
-
-void Program::scatterLocal(Edge &e) {
-  if (!e.hasBox || e.gradAliased || e.writesGradInPlace ||
-      e.explicitTransfer || e.producer < 0)
-    return;
-  Layer &p = layers_[e.producer];
-  auto [tile, box] = localBoxes(p, e);
-  device_->addRegion(e.dIn, box, p.grad.data(), tile, box);
+void Program::transferBackward(int64_t id) {
+  Edge &e = network_.edge(id);
+  activity_ = "the backward transfer '" + e.name + "'";
+  transfers_.run(e, /*forward=*/false);
 }
 
 void Program::gradSync(int64_t id) {
-  Layer &l = layer(id);
-  activity_ = "the gradient sync of layer '" + l.name + "'";
+  Layer &l = layerNamed(id, "the gradient sync");
   Charge charge(timers_, Category::Sync, &l.name, " gradient sync");
   if (l.gradComm == MPI_COMM_NULL)
     throw Error("layer '" + l.name + "' has no replica groups to sync");
@@ -148,8 +118,7 @@ void Program::gradSync(int64_t id) {
 }
 
 void Program::sgdUpdate(int64_t id) {
-  Layer &l = layer(id);
-  activity_ = "the update of layer '" + l.name + "'";
+  Layer &l = layerNamed(id, "the update");
   Charge charge(timers_, Category::Compute, &l.name, " update");
   if (l.task < 0)
     return;
@@ -166,32 +135,32 @@ void Program::sgdUpdate(int64_t id) {
   }
   KernelTimer kernel(timers_);
   float lr = float(learningRate(options_, step_, lastStep()));
+  SgdKernels &sgd = kernelsOf<SgdKernels>(*device_);
   for (Param &p : l.params)
     if (p.trained)
-      device_->sgdMomentum(p.value.size(), lr, float(options_.momentum),
-                           float(options_.weightDecay), options_.nesterov,
-                           p.value.data(), p.grad.data(), p.velocity.data());
+      sgd.update(p.value.size(), lr, float(options_.momentum),
+                 float(options_.weightDecay), options_.nesterov, p.value.data(),
+                 p.grad.data(), p.velocity.data());
 }
 
 void Program::stepEnd(int64_t step) {
-  finishTransferSends();
-  double partial = layers_.back().partialLoss, total = 0;
+  transfers_.finishSends();
+  double partial = network_.layers().back().partialLoss, total = 0;
   {
     Charge charge(timers_, Category::Sync);
     MPI_Allreduce(&partial, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
   double loss = total / double(batch_);
   double seconds = MPI_Wtime() - stepStart_;
-  stepTotals_.push_back(timers_.take());
+  TimerTotals totals = timers_.take();
   // Where the device does not time its gradient sums apart, they took what
   // the step waited for them.
   double sums = device_->takeGradientSyncSeconds();
-  stepTotals_.back().gradientSync =
-      sums >= 0 ? sums : stepTotals_.back().gradientSyncExposed;
+  totals.gradientSync = sums >= 0 ? sums : totals.gradientSyncExposed;
   if (timers_.tracing) {
     timers_.spans.push_back(
         {"step " + std::to_string(step + 1), Category::Other, 0, seconds});
-    traced_ = timers_.spans;
+    reporter_.traced(timers_.spans);
     timers_.tracing = false;
   }
   if (!std::isfinite(loss))
@@ -203,22 +172,15 @@ void Program::stepEnd(int64_t step) {
         " at step " + std::to_string(step + 1) +
         "; the first non-finite values are in " + firstNonFinite() +
         ". Stopping without writing a checkpoint" +
-        (lastCheckpoint_ >= 0
-             ? "; the checkpoint of step " + std::to_string(lastCheckpoint_) +
-                   " is intact"
+        (io_.lastCheckpoint() >= 0
+             ? "; the checkpoint of step " +
+                   std::to_string(io_.lastCheckpoint()) + " is intact"
              : ""));
-  losses_.push_back(loss);
-  stepMs_.push_back(seconds * 1e3);
-  if (rank_ == 0 && !options_.quiet && (step + 1) % options_.logEvery == 0) {
-    std::printf("step %lld loss %.6f %.1f images/s\n",
-                static_cast<long long>(step + 1), loss,
-                double(batch_) / seconds);
-    std::fflush(stdout);
-  }
-  reportEpoch(step + 1);
+  reporter_.stepEnded(step, loss, seconds, totals);
   if (options_.checkpointEvery && (step + 1) % options_.checkpointEvery == 0)
-    checkpoint(step + 1);
-  if (eval_ && options_.evalEvery && (step + 1) % options_.evalEvery == 0)
+    io_.checkpoint(step + 1);
+  if (inputs_.evaluation() && options_.evalEvery &&
+      (step + 1) % options_.evalEvery == 0)
     evaluate(step + 1);
 }
 
@@ -227,8 +189,9 @@ void Program::stepEnd(int64_t step) {
 /// output. Every rank checks its own tiles, and the earliest wins.
 std::string Program::firstNonFinite() {
   int64_t mine = INT64_MAX;
-  for (size_t i = 0; i < layers_.size() && mine == INT64_MAX; ++i) {
-    const Layer &l = layers_[i];
+  const std::deque<Layer> &layers = network_.layers();
+  for (size_t i = 0; i < layers.size() && mine == INT64_MAX; ++i) {
+    const Layer &l = layers[i];
     for (const Edge *e : l.inputs)
       if (e->producer == HDRT_IMAGES && e->hasBox && e->in &&
           !device_->allFinite(e->in, e->box.volume()))
@@ -241,7 +204,7 @@ std::string Program::firstNonFinite() {
   MPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
   if (first == INT64_MAX)
     return "no layer's output (the loss overflowed)";
-  const Layer &l = layers_[size_t(first / 2)];
+  const Layer &l = layers[size_t(first / 2)];
   return (first % 2 ? "the output of layer '" : "the images read by layer '") +
          l.name + "'";
 }

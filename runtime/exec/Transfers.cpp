@@ -17,47 +17,49 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Program.h"
+#include "Transfers.h"
+
+#include "Errors.h"
 
 #include <string>
 
 namespace hdrt::exec {
 
-void Program::prepareTransfers() {
-  if (profiling_ || !options_.earlyTransfers || !device_->hostAccessible())
+void Transfers::prepare(bool early) {
+  if (!early || !device_.hostAccessible())
     return;
   // Each transfer takes two tags, one per direction.
   int64_t transfers = 0;
-  for (const Edge &e : edges_)
+  for (const Edge &e : network_.edges())
     transfers += e.explicitTransfer && e.producer >= 0;
   int *tagBound = nullptr, found = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagBound, &found);
   if (!transfers || !found || 2 * transfers > int64_t(*tagBound))
     return;
   // Their own communicator: no other message of the runtime can match.
-  MPI_Comm_dup(MPI_COMM_WORLD, &transferComm_);
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
   int tag = 0;
-  for (Edge &e : edges_) {
+  for (Edge &e : network_.edges()) {
     if (!e.explicitTransfer || e.producer < 0)
       continue;
-    e.messages = std::make_unique<mpi::Messages>(transferComm_, e.plan, tag);
+    e.messages = std::make_unique<mpi::Messages>(comm_, e.plan, tag);
     tag += 2;
-    layers_[e.producer].postedTransfers.push_back(&e);
+    network_.layers()[e.producer].postedTransfers.push_back(&e);
   }
 }
 
 /// Throws the error of a transfer's MPI call.
 static void check(int rc, const std::string &what, const Edge &e) {
   if (rc)
-    throw Error("error " + std::to_string(rc) + " in " + what + " '" +
-                e.name + "'");
+    throw Error("error " + std::to_string(rc) + " in " + what + " '" + e.name +
+                "'");
 }
 
-void Program::postTransferReceives(bool forward) {
-  if (transferComm_ == MPI_COMM_NULL)
+void Transfers::postReceives(bool forward) {
+  if (comm_ == MPI_COMM_NULL)
     return;
   Charge charge(timers_, Category::Transfer);
-  for (Edge &e : edges_) {
+  for (Edge &e : network_.edges()) {
     if (!e.messages)
       continue;
     // Backward receives land in the slots forward sent from.
@@ -68,7 +70,7 @@ void Program::postTransferReceives(bool forward) {
   }
 }
 
-void Program::sendTransfers(Layer &p) {
+void Transfers::send(Layer &p) {
   for (Edge *e : p.postedTransfers) {
     Charge charge(timers_, Category::Transfer, &e->name, " (send)");
     auto [tile, box] = localBoxes(p, *e);
@@ -78,10 +80,10 @@ void Program::sendTransfers(Layer &p) {
   }
 }
 
-void Program::receiveTransferGradients(Layer &p) {
+void Transfers::receiveGradients(Layer &p) {
   if (p.postedTransfers.empty())
     return;
-  touchGradient(p); // the transfers add into it
+  rank_.touchGradient(p); // the transfers add into it
   for (Edge *e : p.postedTransfers) {
     Charge charge(timers_, Category::Transfer, &e->name, " (backward)");
     auto [tile, box] = localBoxes(p, *e);
@@ -91,32 +93,26 @@ void Program::receiveTransferGradients(Layer &p) {
   }
 }
 
-void Program::finishTransferSends() {
-  if (transferComm_ == MPI_COMM_NULL)
+void Transfers::finishSends() {
+  if (comm_ == MPI_COMM_NULL)
     return;
   Charge charge(timers_, Category::Transfer);
-  for (Edge &e : edges_)
+  for (Edge &e : network_.edges())
     if (e.messages)
       check(e.messages->finishSends(), "the transfer", e);
 }
-
-void Program::transferForward(int64_t id) { transfer(id, /*forward=*/true); }
-
-void Program::transferBackward(int64_t id) { transfer(id, /*forward=*/false); }
 
 /// An edge's compiled plan: forward moves boxes of the producer's tile into
 /// the consumer's input box, backward adds their gradients the other way.
 /// With messages posted early, forward waits for what comes in, and
 /// backward sends the input box's gradient.
-void Program::transfer(int64_t id, bool forward) {
-  Edge &e = edge(id);
+void Transfers::run(Edge &e, bool forward) {
   const char *what = forward ? "the transfer" : "the backward transfer";
-  activity_ = what + (" '" + e.name + "'");
   Charge charge(timers_, Category::Transfer, &e.name,
                 forward ? "" : " (backward)");
-  Layer *p = e.producer >= 0 ? &layers_[e.producer] : nullptr;
+  Layer *p = e.producer >= 0 ? &network_.layers()[e.producer] : nullptr;
   if (!p || !e.explicitTransfer)
-    throw Error("edge " + std::to_string(id) + " is not a transfer");
+    throw Error("edge " + std::to_string(e.id) + " is not a transfer");
   auto [tile, box] = localBoxes(*p, e); // then no move involves this rank
   mpi::Side side{p->task >= 0 ? &tile : nullptr, e.hasBox ? &box : nullptr};
   if (e.messages) {
@@ -127,12 +123,29 @@ void Program::transfer(int64_t id, bool forward) {
     return;
   }
   if (!forward && p->task >= 0)
-    touchGradient(*p); // the exchange adds into it
-  check(forward ? device_->exchangeForward(MPI_COMM_WORLD, e.plan, side,
-                                           p->value.data(), e.in)
-                : device_->exchangeBackward(MPI_COMM_WORLD, e.plan, side,
-                                            p->grad.data(), e.dIn),
+    rank_.touchGradient(*p); // the exchange adds into it
+  check(forward ? device_.exchangeForward(MPI_COMM_WORLD, e.plan, side,
+                                          p->value.data(), e.in)
+                : device_.exchangeBackward(MPI_COMM_WORLD, e.plan, side,
+                                           p->grad.data(), e.dIn),
         what, e);
+}
+
+void Transfers::gatherLocal(Edge &e) {
+  if (!e.hasBox || e.inAliased || e.explicitTransfer || e.producer < 0)
+    return;
+  const Layer &p = network_.layers()[e.producer];
+  auto [tile, box] = localBoxes(p, e);
+  device_.copyRegion(p.value.data(), tile, e.in, box, box);
+}
+
+void Transfers::scatterLocal(Edge &e) {
+  if (!e.hasBox || e.gradAliased || e.writesGradInPlace || e.explicitTransfer ||
+      e.producer < 0)
+    return;
+  Layer &p = network_.layers()[e.producer];
+  auto [tile, box] = localBoxes(p, e);
+  device_.addRegion(e.dIn, box, p.grad.data(), tile, box);
 }
 
 } // namespace hdrt::exec

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CalibrationWorkloads.h"
 #include "ModelJobs.h"
 
 #include "hd/CostModel/CostModel.h"
@@ -137,13 +138,14 @@ hd::ProfileDB existingDatabase() {
 class Progress {
 public:
   explicit Progress(size_t total)
-      : total_(total), tty_(myRank == 0 && sys::Process::StandardErrIsDisplayed()),
+      : total_(total),
+        tty_(myRank == 0 && sys::Process::StandardErrIsDisplayed()),
         start_(std::chrono::steady_clock::now()) {}
 
   void step(size_t done, size_t measured, const std::string &what) {
-    double elapsed = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start_)
-                         .count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
+            .count();
     if (!tty_) {
       out() << formatv("hd-profile: [{0}/{1}] {2}\n", done, total_, what);
       return;
@@ -154,9 +156,8 @@ public:
     const int width = 30;
     int filled = total_ ? int(width * done / total_) : width;
     out() << formatv("\r[{0}{1}] {2}/{3}  ETA {4:f1} s  {5,-40}",
-                     std::string(filled, '='),
-                     std::string(width - filled, ' '), done, total_, eta,
-                     StringRef(what).take_front(40));
+                     std::string(filled, '='), std::string(width - filled, ' '),
+                     done, total_, eta, StringRef(what).take_front(40));
     if (done == total_)
       out() << "\n";
     out().flush();
@@ -225,10 +226,10 @@ int profileModel() {
     db.insert({job.signature, job.tile, backend, device, p.fwdMs, p.bwdMs,
                p.updateMs});
     ++measured;
-    progress.step(i + 1, measured,
-                  formatv("{0}: fwd {1:f3} ms, bwd {2:f3} ms", what, p.fwdMs,
-                          p.bwdMs)
-                      .str());
+    progress.step(
+        i + 1, measured,
+        formatv("{0}: fwd {1:f3} ms, bwd {2:f3} ms", what, p.fwdMs, p.bwdMs)
+            .str());
   }
   if (myRank == 0)
     writeAtomically(output, db.toJSON());
@@ -251,7 +252,9 @@ int importProfileTimes() {
   (*text)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
   for (StringRef line : lines) {
     ++number;
-    auto where = [&] { return formatv("{0}:{1}: ", importTimes, number).str(); };
+    auto where = [&] {
+      return formatv("{0}:{1}: ", importTimes, number).str();
+    };
     if (line.consume_front("# backend ")) {
       backend = line.trim().str();
       continue;
@@ -282,7 +285,7 @@ int calibrate() {
   Expected<hd::Machine> base = hd::loadMachine(machineName);
   if (!base)
     fail(toString(base.takeError()));
-  hdrt::HostProfile host = hdrt::profileHost();
+  hdrt::HostProfile host = hdrt::profileHost(hd::calibrationWorkloads());
   if (!host.error.empty())
     fail(host.error);
   hd::Machine m = *base;
@@ -324,8 +327,8 @@ int calibrate() {
                    "GB/s all-reduce, {7:f1} GB/s transfer copies, {8} cores, "
                    "stragglers +{9:f1}% -> {10}\n",
                    ranks, m.peakGflops, m.memGbps, m.launchUs, m.latencyUs,
-                   m.intraNodeGbps, m.allReduceGbps, m.copyGbps,
-                   m.coresPerNode, 100 * m.stragglerFraction, output);
+                   m.intraNodeGbps, m.allReduceGbps, m.copyGbps, m.coresPerNode,
+                   100 * m.stragglerFraction, output);
   return 0;
 }
 
@@ -342,7 +345,7 @@ int main(int argc, char **argv) {
                                 "for hd's cost model\n");
   if (importTimes.empty() && input.empty())
     fail("give a model, `calibrate` or --import-times=FILE");
-  int rc = !importTimes.empty() ? importProfileTimes()
+  int rc = !importTimes.empty()   ? importProfileTimes()
            : input == "calibrate" ? calibrate()
                                   : profileModel();
   hdrt::profileFinalize();

@@ -2,16 +2,19 @@
 
 #include "../LayerImpl.h"
 
+#include "kernels/Add/AddKernels.h"
+
 namespace hdrt::exec {
 
 namespace {
 
 class AddImplementation final : public LayerImpl {
-  void forward(Program &p, Layer &l) const override {
-    KernelTimer k(p.timers());
+  void forward(LayerContext &ctx, Layer &l) const override {
+    KernelTimer k(ctx.timers());
     float *out = l.reluInto ? l.reluInto->value.data() : l.value.data();
-    p.device().add(l.tile.volume(), l.inputs[0]->in, l.inputs[1]->in, out,
-                   l.reluInto != nullptr);
+    kernelsOf<AddKernels>(ctx.device())
+        .forward(l.tile.volume(), l.inputs[0]->in, l.inputs[1]->in, out,
+                 l.reluInto != nullptr);
   }
 
   bool writesWholeInputGradients() const override { return true; }
@@ -21,12 +24,12 @@ class AddImplementation final : public LayerImpl {
   bool keepsLayout() const override { return true; }
   bool appliesRelu() const override { return true; }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     // Both operands get the output's gradient.
     int64_t volume = l.tile.volume();
     for (Edge *e : l.inputs)
       if (e->dIn)
-        p.device().copyRows(e->dIn, volume, l.grad.data(), volume, 1, volume);
+        ctx.device().copyRows(e->dIn, volume, l.grad.data(), volume, 1, volume);
   }
 };
 

@@ -2,7 +2,7 @@
 //
 // Statistics span every task that holds the same channels: each tile sums
 // its part, the sums are all-reduced over `statsComm`, and each tile
-// normalizes with the global values (hdrt/cpu/TileOps.h has the loops).
+// normalizes with the global values (kernels/BatchNorm/).
 // Training also updates the running statistics, which every task holding a
 // channel updates alike from the same global sums; inference normalizes
 // with them.
@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "../LayerImpl.h"
+
+#include "kernels/BatchNorm/BatchNormKernels.h"
 
 namespace hdrt::exec {
 
@@ -29,13 +31,13 @@ int64_t valuesPerChannel(const Partition &p) {
 
 class BatchNormImplementation final : public LayerImpl {
 
-  void prepare(Program &p, Layer &l) const override {
+  void prepare(LayerContext &ctx, Layer &l) const override {
     auto state = std::make_unique<BatchNormState>();
     if (l.task >= 0) {
       int64_t c = extent(l.tile, 1);
-      state->sums.assign(p.device(), 2 * c);
-      state->mean.assign(p.device(), c);
-      state->invStd.assign(p.device(), c);
+      state->sums.assign(ctx.device(), 2 * c);
+      state->mean.assign(ctx.device(), c);
+      state->invStd.assign(ctx.device(), c);
     }
     l.state = std::move(state);
   }
@@ -50,7 +52,7 @@ class BatchNormImplementation final : public LayerImpl {
             {"running_var", {c}, 1, 0, /*trained=*/false}};
   }
 
-  void forward(Program &p, Layer &l) const override {
+  void forward(LayerContext &ctx, Layer &l) const override {
     BatchNormState &s = l.stateAs<BatchNormState>();
     BatchNormDesc d = l.desc<BatchNormDesc>();
     const Box &t = l.tile;
@@ -59,32 +61,34 @@ class BatchNormImplementation final : public LayerImpl {
     float *out = l.reluInto ? l.reluInto->value.data() : l.value.data();
     bool relu = l.reluInto != nullptr;
     Param &runningMean = l.params[2], &runningVar = l.params[3];
-    if (!p.training()) { // the running statistics normalize
-      KernelTimer k(p.timers());
-      p.device().batchNormInvStd(c, d.epsilon, runningVar.value.data(),
-                                 s.invStd.data());
-      p.device().batchNormForward(n, c, hw, l.block, x,
-                                  runningMean.value.data(), s.invStd.data(),
-                                  l.params[0].value.data(),
-                                  l.params[1].value.data(), out, relu);
+    if (!ctx.training()) { // the running statistics normalize
+      KernelTimer k(ctx.timers());
+      kernelsOf<BatchNormKernels>(ctx.device())
+          .runningInvStd(c, d.epsilon, runningVar.value.data(),
+                         s.invStd.data());
+      kernelsOf<BatchNormKernels>(ctx.device())
+          .forward(n, c, hw, l.block, x, runningMean.value.data(),
+                   s.invStd.data(), l.params[0].value.data(),
+                   l.params[1].value.data(), out, relu);
       return;
     }
     {
-      KernelTimer k(p.timers());
-      p.device().batchNormPartialSums(n, c, hw, l.block, x, s.sums.data());
+      KernelTimer k(ctx.timers());
+      kernelsOf<BatchNormKernels>(ctx.device())
+          .partialSums(n, c, hw, l.block, x, s.sums.data());
     }
-    p.syncStatistics(l, s.sums.data(), 2 * c, ElementType::F64,
-                     ReduceOp::Sum);
-    KernelTimer k(p.timers());
-    p.device().batchNormStatistics(c, valuesPerChannel(l.out), d.epsilon,
-                                   s.sums.data(), s.mean.data(),
-                                   s.invStd.data());
-    p.device().batchNormRunningUpdate(c, valuesPerChannel(l.out), d.momentum,
-                                      s.sums.data(), runningMean.value.data(),
-                                      runningVar.value.data());
-    p.device().batchNormForward(n, c, hw, l.block, x, s.mean.data(),
-                                s.invStd.data(), l.params[0].value.data(),
-                                l.params[1].value.data(), out, relu);
+    ctx.syncStatistics(l, s.sums.data(), 2 * c, ElementType::F64,
+                       ReduceOp::Sum);
+    KernelTimer k(ctx.timers());
+    kernelsOf<BatchNormKernels>(ctx.device())
+        .statistics(c, valuesPerChannel(l.out), d.epsilon, s.sums.data(),
+                    s.mean.data(), s.invStd.data());
+    kernelsOf<BatchNormKernels>(ctx.device())
+        .runningUpdate(c, valuesPerChannel(l.out), d.momentum, s.sums.data(),
+                       runningMean.value.data(), runningVar.value.data());
+    kernelsOf<BatchNormKernels>(ctx.device())
+        .forward(n, c, hw, l.block, x, s.mean.data(), s.invStd.data(),
+                 l.params[0].value.data(), l.params[1].value.data(), out, relu);
   }
 
   bool writesWholeInputGradients() const override { return true; }
@@ -94,29 +98,31 @@ class BatchNormImplementation final : public LayerImpl {
   bool keepsLayout() const override { return true; }
   bool appliesRelu() const override { return true; }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     BatchNormState &s = l.stateAs<BatchNormState>();
     const Box &t = l.tile;
     int64_t n = extent(t, 0), c = extent(t, 1), hw = spatial(t);
     Edge &in = *l.inputs[0];
     {
-      KernelTimer k(p.timers());
-      p.device().batchNormBackwardPartialSums(n, c, hw, l.block, in.in,
-                                              l.grad.data(), s.mean.data(),
-                                              s.invStd.data(), s.sums.data());
+      KernelTimer k(ctx.timers());
+      kernelsOf<BatchNormKernels>(ctx.device())
+          .backwardPartialSums(n, c, hw, l.block, in.in, l.grad.data(),
+                               s.mean.data(), s.invStd.data(), s.sums.data());
       // This tile's share of the scale and shift gradients; the gradient
       // sync sums the replicas' shares.
-      p.device().batchNormParamGrads(c, s.sums.data(), l.params[0].grad.data(),
-                                     l.params[1].grad.data());
+      kernelsOf<BatchNormKernels>(ctx.device())
+          .paramGrads(c, s.sums.data(), l.params[0].grad.data(),
+                      l.params[1].grad.data());
     }
     if (!in.dIn)
       return;
-    p.syncStatistics(l, s.sums.data(), 2 * c, ElementType::F64, ReduceOp::Sum);
-    KernelTimer k(p.timers());
-    p.device().batchNormBackwardData(n, c, hw, l.block, valuesPerChannel(l.out),
-                                     in.in, l.grad.data(), s.mean.data(),
-                                     s.invStd.data(), l.params[0].value.data(),
-                                     s.sums.data(), in.dIn);
+    ctx.syncStatistics(l, s.sums.data(), 2 * c, ElementType::F64,
+                       ReduceOp::Sum);
+    KernelTimer k(ctx.timers());
+    kernelsOf<BatchNormKernels>(ctx.device())
+        .backwardData(n, c, hw, l.block, valuesPerChannel(l.out), in.in,
+                      l.grad.data(), s.mean.data(), s.invStd.data(),
+                      l.params[0].value.data(), s.sums.data(), in.dIn);
   }
 };
 

@@ -10,6 +10,8 @@
 
 #include "../LayerImpl.h"
 
+#include "kernels/Binary/BinaryKernels.h"
+
 namespace hdrt::exec {
 
 namespace {
@@ -20,8 +22,8 @@ BinaryFunction functionOf(const Layer &l) {
 
 bool isBroadcast(const Layer &l) {
   const Partition &rhs = l.inputs[1]->source;
-  return l.out.rank == 4 && (rhs.shape[2] != l.out.shape[2] ||
-                             rhs.shape[3] != l.out.shape[3]);
+  return l.out.rank == 4 &&
+         (rhs.shape[2] != l.out.shape[2] || rhs.shape[3] != l.out.shape[3]);
 }
 
 /// The tile as rows x columns: a row per scale when broadcast.
@@ -35,7 +37,7 @@ Rows rowsOf(const Layer &l) {
 }
 
 class BinaryImplementation final : public LayerImpl {
-  void prepare(Program &, Layer &l) const override {
+  void prepare(LayerContext &, Layer &l) const override {
     if (!isBinaryFunction(l.desc<BinaryDesc>().function))
       throw Error("layer '" + l.name + "': binary function " +
                   std::to_string(l.desc<BinaryDesc>().function) +
@@ -46,7 +48,8 @@ class BinaryImplementation final : public LayerImpl {
       same = lhs.shape[d] == l.out.shape[d] &&
              (rhs.shape[d] == l.out.shape[d] || (d >= 2 && rhs.shape[d] == 1));
     if (!same)
-      throw Error("layer '" + l.name + "': its operands' shapes do not match "
+      throw Error("layer '" + l.name +
+                  "': its operands' shapes do not match "
                   "its output, or a broadcast other than N x C x 1 x 1");
   }
 
@@ -60,21 +63,23 @@ class BinaryImplementation final : public LayerImpl {
     return box;
   }
 
-  void forward(Program &p, Layer &l) const override {
-    KernelTimer k(p.timers());
+  void forward(LayerContext &ctx, Layer &l) const override {
+    KernelTimer k(ctx.timers());
     Rows r = rowsOf(l);
-    p.device().binaryForward(functionOf(l), r.rows, r.cols, isBroadcast(l),
-                             l.inputs[0]->in, l.inputs[1]->in, l.value.data());
+    kernelsOf<BinaryKernels>(ctx.device())
+        .forward(functionOf(l), r.rows, r.cols, isBroadcast(l), l.inputs[0]->in,
+                 l.inputs[1]->in, l.value.data());
   }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     Edge &a = *l.inputs[0], &b = *l.inputs[1];
     if (!a.dIn && !b.dIn)
       return;
-    KernelTimer k(p.timers());
+    KernelTimer k(ctx.timers());
     Rows r = rowsOf(l);
-    p.device().binaryBackward(functionOf(l), r.rows, r.cols, isBroadcast(l),
-                              a.in, b.in, l.grad.data(), a.dIn, b.dIn);
+    kernelsOf<BinaryKernels>(ctx.device())
+        .backward(functionOf(l), r.rows, r.cols, isBroadcast(l), a.in, b.in,
+                  l.grad.data(), a.dIn, b.dIn);
   }
 };
 

@@ -10,6 +10,9 @@
 
 #include "../LayerImpl.h"
 
+#include "kernels/Binary/BinaryKernels.h"
+#include "kernels/PerChannel/PerChannelKernels.h"
+
 namespace hdrt::exec {
 
 namespace {
@@ -19,12 +22,10 @@ struct ChannelBinaryState : LayerState {
   Buffer<float> rows, dRows;
 };
 
-ChannelBinaryDesc descOf(const Layer &l) {
-  return l.desc<ChannelBinaryDesc>();
-}
+ChannelBinaryDesc descOf(const Layer &l) { return l.desc<ChannelBinaryDesc>(); }
 
 class ChannelBinaryImplementation final : public LayerImpl {
-  void prepare(Program &p, Layer &l) const override {
+  void prepare(LayerContext &ctx, Layer &l) const override {
     if (!isBinaryFunction(descOf(l).function))
       throw Error("layer '" + l.name + "': binary function " +
                   std::to_string(descOf(l).function) +
@@ -32,9 +33,9 @@ class ChannelBinaryImplementation final : public LayerImpl {
     auto state = std::make_unique<ChannelBinaryState>();
     if (l.task >= 0) {
       int64_t rows = extent(l.tile, 0) * extent(l.tile, 1);
-      state->rows.assign(p.device(), rows);
+      state->rows.assign(ctx.device(), rows);
       if (!descOf(l).frozen)
-        state->dRows.assign(p.device(), rows);
+        state->dRows.assign(ctx.device(), rows);
     }
     l.state = std::move(state);
   }
@@ -44,35 +45,40 @@ class ChannelBinaryImplementation final : public LayerImpl {
     auto f = BinaryFunction(descOf(l).function);
     float identity =
         f == BinaryFunction::Mul || f == BinaryFunction::Div ? 1 : 0;
-    return {{"operand", {l.out.shape[1]}, identity, 0,
+    return {{"operand",
+             {l.out.shape[1]},
+             identity,
+             0,
              /*trained=*/!descOf(l).frozen}};
   }
 
-  void forward(Program &p, Layer &l) const override {
+  void forward(LayerContext &ctx, Layer &l) const override {
     auto &s = l.stateAs<ChannelBinaryState>();
     int64_t n = extent(l.tile, 0), c = extent(l.tile, 1);
-    KernelTimer k(p.timers());
-    p.device().fillChannels(n, c, 1, l.params[0].value.data(), s.rows.data());
-    p.device().binaryForward(BinaryFunction(descOf(l).function), n * c,
-                             spatial(l.tile), /*broadcast=*/true,
-                             l.inputs[0]->in, s.rows.data(), l.value.data());
+    KernelTimer k(ctx.timers());
+    kernelsOf<PerChannelKernels>(ctx.device())
+        .fill(n, c, 1, l.params[0].value.data(), s.rows.data());
+    kernelsOf<BinaryKernels>(ctx.device())
+        .forward(BinaryFunction(descOf(l).function), n * c, spatial(l.tile),
+                 /*broadcast=*/true, l.inputs[0]->in, s.rows.data(),
+                 l.value.data());
   }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     auto &s = l.stateAs<ChannelBinaryState>();
     Edge &in = *l.inputs[0];
     bool trained = !descOf(l).frozen;
     if (!in.dIn && !trained)
       return;
     int64_t n = extent(l.tile, 0), c = extent(l.tile, 1);
-    KernelTimer k(p.timers());
-    p.device().binaryBackward(BinaryFunction(descOf(l).function), n * c,
-                              spatial(l.tile), /*broadcast=*/true, in.in,
-                              s.rows.data(), l.grad.data(), in.dIn,
-                              trained ? s.dRows.data() : nullptr);
+    KernelTimer k(ctx.timers());
+    kernelsOf<BinaryKernels>(ctx.device())
+        .backward(BinaryFunction(descOf(l).function), n * c, spatial(l.tile),
+                  /*broadcast=*/true, in.in, s.rows.data(), l.grad.data(),
+                  in.dIn, trained ? s.dRows.data() : nullptr);
     if (trained)
-      p.device().sumChannels(n, c, 1, s.dRows.data(),
-                             l.params[0].grad.data());
+      kernelsOf<PerChannelKernels>(ctx.device())
+          .sum(n, c, 1, s.dRows.data(), l.params[0].grad.data());
   }
 };
 

@@ -8,12 +8,14 @@
 
 #include "../LayerImpl.h"
 
+#include "kernels/ChannelShuffle/ChannelShuffleKernels.h"
+
 namespace hdrt::exec {
 
 namespace {
 
 class ChannelShuffleImplementation final : public LayerImpl {
-  void prepare(Program &, Layer &l) const override {
+  void prepare(LayerContext &, Layer &l) const override {
     int64_t groups = l.desc<ChannelShuffleDesc>().groups;
     int64_t channels = l.out.shape[1];
     if (l.out.rank != 4 || groups < 1 || channels % groups != 0)
@@ -21,28 +23,31 @@ class ChannelShuffleImplementation final : public LayerImpl {
                   " groups do not divide its " + std::to_string(channels) +
                   " channels");
     if (l.task >= 0 && extent(l.tile, 1) != channels)
-      throw Error("layer '" + l.name + "': a channel shuffle cannot split "
+      throw Error("layer '" + l.name +
+                  "': a channel shuffle cannot split "
                   "its channels");
   }
 
-  void forward(Program &p, Layer &l) const override {
-    KernelTimer k(p.timers());
+  void forward(LayerContext &ctx, Layer &l) const override {
+    KernelTimer k(ctx.timers());
     const Box &t = l.tile;
-    p.device().channelShuffle(extent(t, 0), extent(t, 1), spatial(t),
-                              l.desc<ChannelShuffleDesc>().groups,
-                              l.inputs[0]->in, l.value.data());
+    kernelsOf<ChannelShuffleKernels>(ctx.device())
+        .shuffle(extent(t, 0), extent(t, 1), spatial(t),
+                 l.desc<ChannelShuffleDesc>().groups, l.inputs[0]->in,
+                 l.value.data());
   }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     Edge &in = *l.inputs[0];
     if (!in.dIn)
       return;
-    KernelTimer k(p.timers());
+    KernelTimer k(ctx.timers());
     const Box &t = l.tile;
     int64_t c = extent(t, 1);
-    p.device().channelShuffle(extent(t, 0), c, spatial(t),
-                              c / l.desc<ChannelShuffleDesc>().groups,
-                              l.grad.data(), in.dIn);
+    kernelsOf<ChannelShuffleKernels>(ctx.device())
+        .shuffle(extent(t, 0), c, spatial(t),
+                 c / l.desc<ChannelShuffleDesc>().groups, l.grad.data(),
+                 in.dIn);
   }
 };
 

@@ -23,7 +23,7 @@ struct ConcatState : LayerState {
 };
 
 class ConcatImplementation final : public LayerImpl {
-  void prepare(Program &p, Layer &l) const override {
+  void prepare(LayerContext &ctx, Layer &l) const override {
     auto state = std::make_unique<ConcatState>();
     int64_t offset = 0;
     for (const Edge *e : l.inputs) {
@@ -57,21 +57,21 @@ class ConcatImplementation final : public LayerImpl {
   }
   bool keepsLayout() const override { return true; }
 
-  void forward(Program &p, Layer &l) const override {
-    KernelTimer k(p.timers());
+  void forward(LayerContext &ctx, Layer &l) const override {
+    KernelTimer k(ctx.timers());
     for (const Edge *e : l.inputs)
       if (e->hasBox) {
         Box b = inOutput(l, *e);
-        p.device().copyRegion(e->in, b, l.value.data(), l.tile, b);
+        ctx.device().copyRegion(e->in, b, l.value.data(), l.tile, b);
       }
   }
 
-  void backward(Program &p, Layer &l) const override {
-    KernelTimer k(p.timers());
+  void backward(LayerContext &ctx, Layer &l) const override {
+    KernelTimer k(ctx.timers());
     for (const Edge *e : l.inputs)
       if (e->hasBox && e->dIn) {
         Box b = inOutput(l, *e);
-        p.device().copyRegion(l.grad.data(), l.tile, e->dIn, b, b);
+        ctx.device().copyRegion(l.grad.data(), l.tile, e->dIn, b, b);
       }
   }
 

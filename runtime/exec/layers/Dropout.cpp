@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "../LayerImpl.h"
+#include "../Streams.h"
+
+#include "kernels/Dropout/DropoutKernels.h"
 
 namespace hdrt::exec {
 
@@ -24,29 +27,31 @@ TileRegion regionOf(const Partition &p, const Box &b) {
 }
 
 class DropoutImplementation final : public LayerImpl {
-  void forward(Program &p, Layer &l) const override {
-    KernelTimer k(p.timers());
-    if (!p.training()) { // inference keeps every element
+  void forward(LayerContext &ctx, Layer &l) const override {
+    KernelTimer k(ctx.timers());
+    if (!ctx.training()) { // inference keeps every element
       int64_t volume = l.tile.volume();
-      p.device().copyRows(l.value.data(), volume, l.inputs[0]->in, volume, 1,
-                          volume);
+      ctx.device().copyRows(l.value.data(), volume, l.inputs[0]->in, volume, 1,
+                            volume);
       return;
     }
-    apply(p, l, l.inputs[0]->in, l.value.data());
+    apply(ctx, l, l.inputs[0]->in, l.value.data());
   }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     Edge &in = *l.inputs[0];
     if (!in.dIn)
       return;
-    KernelTimer k(p.timers());
-    apply(p, l, l.grad.data(), in.dIn);
+    KernelTimer k(ctx.timers());
+    apply(ctx, l, l.grad.data(), in.dIn);
   }
 
-  static void apply(Program &p, const Layer &l, const float *in, float *out) {
-    p.device().dropout(regionOf(l.out, l.tile), p.options().seed,
-                       streamOf(kDropout, p.step(), l.id),
-                       float(l.desc<DropoutDesc>().ratio), in, out);
+  static void apply(LayerContext &ctx, const Layer &l, const float *in,
+                    float *out) {
+    kernelsOf<DropoutKernels>(ctx.device())
+        .apply(regionOf(l.out, l.tile), ctx.seed(),
+               streamOf(kDropout, ctx.step(), l.id),
+               float(l.desc<DropoutDesc>().ratio), in, out);
   }
 };
 

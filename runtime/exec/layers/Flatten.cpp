@@ -37,23 +37,23 @@ class FlattenImplementation final : public LayerImpl {
     return b;
   }
 
-  void forward(Program &p, Layer &l) const override {
-    KernelTimer k(p.timers());
+  void forward(LayerContext &ctx, Layer &l) const override {
+    KernelTimer k(ctx.timers());
     Edge &in = *l.inputs[0];
     FlattenRows r(l, in);
-    p.device().copyRows(l.value.data(), r.features, in.in + r.skip, r.rowIn,
-                        r.samples, r.features);
+    ctx.device().copyRows(l.value.data(), r.features, in.in + r.skip, r.rowIn,
+                          r.samples, r.features);
   }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     Edge &in = *l.inputs[0];
     if (!in.dIn)
       return;
-    KernelTimer k(p.timers());
+    KernelTimer k(ctx.timers());
     FlattenRows r(l, in);
-    p.device().fill(in.dIn, in.box.volume(), 0.0f);
-    p.device().copyRows(in.dIn + r.skip, r.rowIn, l.grad.data(), r.features,
-                        r.samples, r.features);
+    ctx.device().fill(in.dIn, in.box.volume(), 0.0f);
+    ctx.device().copyRows(in.dIn + r.skip, r.rowIn, l.grad.data(), r.features,
+                          r.samples, r.features);
   }
 };
 

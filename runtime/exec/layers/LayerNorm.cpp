@@ -10,6 +10,8 @@
 
 #include "../LayerImpl.h"
 
+#include "kernels/LayerNorm/LayerNormKernels.h"
+
 namespace hdrt::exec {
 
 namespace {
@@ -21,15 +23,15 @@ struct LayerNormState : LayerState {
 };
 
 class LayerNormImplementation final : public LayerImpl {
-  void prepare(Program &p, Layer &l) const override {
+  void prepare(LayerContext &ctx, Layer &l) const override {
     if (l.out.rank != 4)
       throw Error("layer '" + l.name + "': layer norm needs a 4-D tensor");
     auto state = std::make_unique<LayerNormState>();
     if (l.task >= 0) {
       int64_t pixels = extent(l.tile, 0) * spatial(l.tile);
-      state->sums.assign(p.device(), 2 * pixels);
-      state->mean.assign(p.device(), pixels);
-      state->invStd.assign(p.device(), pixels);
+      state->sums.assign(ctx.device(), 2 * pixels);
+      state->mean.assign(ctx.device(), pixels);
+      state->invStd.assign(ctx.device(), pixels);
     }
     l.state = std::move(state);
   }
@@ -40,45 +42,47 @@ class LayerNormImplementation final : public LayerImpl {
     return {{"scale", {c}, 1, 0}, {"shift", {c}, 0, 0}};
   }
 
-  void forward(Program &p, Layer &l) const override {
+  void forward(LayerContext &ctx, Layer &l) const override {
     LayerNormState &s = l.stateAs<LayerNormState>();
     const Box &t = l.tile;
     int64_t n = extent(t, 0), c = extent(t, 1), hw = spatial(t);
     const float *x = l.inputs[0]->in;
     {
-      KernelTimer k(p.timers());
-      p.device().layerNormPartialSums(n, c, hw, x, s.sums.data());
+      KernelTimer k(ctx.timers());
+      kernelsOf<LayerNormKernels>(ctx.device())
+          .partialSums(n, c, hw, x, s.sums.data());
     }
-    p.syncStatistics(l, s.sums.data(), 2 * n * hw, ElementType::F64,
-                     ReduceOp::Sum);
-    KernelTimer k(p.timers());
-    p.device().layerNormForward(n, c, hw, l.out.shape[1],
-                                l.desc<LayerNormDesc>().epsilon, s.sums.data(),
-                                x, l.params[0].value.data(),
-                                l.params[1].value.data(), s.mean.data(),
-                                s.invStd.data(), l.value.data());
+    ctx.syncStatistics(l, s.sums.data(), 2 * n * hw, ElementType::F64,
+                       ReduceOp::Sum);
+    KernelTimer k(ctx.timers());
+    kernelsOf<LayerNormKernels>(ctx.device())
+        .forward(n, c, hw, l.out.shape[1], l.desc<LayerNormDesc>().epsilon,
+                 s.sums.data(), x, l.params[0].value.data(),
+                 l.params[1].value.data(), s.mean.data(), s.invStd.data(),
+                 l.value.data());
   }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     LayerNormState &s = l.stateAs<LayerNormState>();
     const Box &t = l.tile;
     int64_t n = extent(t, 0), c = extent(t, 1), hw = spatial(t);
     Edge &in = *l.inputs[0];
     if (in.dIn) {
       {
-        KernelTimer k(p.timers());
-        p.device().layerNormBackwardPartialSums(
-            n, c, hw, in.in, l.grad.data(), s.mean.data(), s.invStd.data(),
-            l.params[0].value.data(), s.sums.data());
+        KernelTimer k(ctx.timers());
+        kernelsOf<LayerNormKernels>(ctx.device())
+            .backwardPartialSums(n, c, hw, in.in, l.grad.data(), s.mean.data(),
+                                 s.invStd.data(), l.params[0].value.data(),
+                                 s.sums.data());
       }
-      p.syncStatistics(l, s.sums.data(), 2 * n * hw, ElementType::F64,
-                       ReduceOp::Sum);
+      ctx.syncStatistics(l, s.sums.data(), 2 * n * hw, ElementType::F64,
+                         ReduceOp::Sum);
     }
-    KernelTimer k(p.timers());
-    p.device().layerNormBackward(
-        n, c, hw, l.out.shape[1], in.in, l.grad.data(), s.mean.data(),
-        s.invStd.data(), l.params[0].value.data(), s.sums.data(), in.dIn,
-        l.params[0].grad.data(), l.params[1].grad.data());
+    KernelTimer k(ctx.timers());
+    kernelsOf<LayerNormKernels>(ctx.device())
+        .backward(n, c, hw, l.out.shape[1], in.in, l.grad.data(), s.mean.data(),
+                  s.invStd.data(), l.params[0].value.data(), s.sums.data(),
+                  in.dIn, l.params[0].grad.data(), l.params[1].grad.data());
   }
 };
 

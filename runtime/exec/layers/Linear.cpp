@@ -8,6 +8,8 @@
 
 #include "../LayerImpl.h"
 
+#include "kernels/Linear/LinearKernels.h"
+
 #include <cmath>
 
 namespace hdrt::exec {
@@ -34,26 +36,28 @@ class LinearImplementation final : public LayerImpl {
     return b;
   }
 
-  void forward(Program &p, Layer &l) const override {
-    KernelTimer k(p.timers());
+  void forward(LayerContext &ctx, Layer &l) const override {
+    KernelTimer k(ctx.timers());
     Edge &in = *l.inputs[0];
     const float *bias =
         l.params.size() > 1 ? l.params[1].value.data() : nullptr;
-    p.device().linearForward(extent(l.tile, 0), extent(in.box, 1),
-                             extent(l.tile, 1), in.in, l.params[0].value.data(),
-                             bias, l.value.data());
+    kernelsOf<LinearKernels>(ctx.device())
+        .forward(extent(l.tile, 0), extent(in.box, 1), extent(l.tile, 1), in.in,
+                 l.params[0].value.data(), bias, l.value.data());
   }
 
-  void backward(Program &p, Layer &l) const override {
-    KernelTimer k(p.timers());
+  void backward(LayerContext &ctx, Layer &l) const override {
+    KernelTimer k(ctx.timers());
     Edge &in = *l.inputs[0];
     int64_t n = extent(l.tile, 0), f = extent(in.box, 1), c = extent(l.tile, 1);
     float *dBias = l.params.size() > 1 ? l.params[1].grad.data() : nullptr;
-    p.device().linearBackwardWeights(n, f, c, in.in, l.grad.data(),
-                                     l.params[0].grad.data(), dBias);
+    kernelsOf<LinearKernels>(ctx.device())
+        .backwardWeights(n, f, c, in.in, l.grad.data(), l.params[0].grad.data(),
+                         dBias);
     if (in.dIn)
-      p.device().linearBackwardData(n, f, c, l.grad.data(),
-                                    l.params[0].value.data(), in.dIn);
+      kernelsOf<LinearKernels>(ctx.device())
+          .backwardData(n, f, c, l.grad.data(), l.params[0].value.data(),
+                        in.dIn);
   }
 };
 

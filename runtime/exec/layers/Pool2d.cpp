@@ -2,6 +2,8 @@
 
 #include "../LayerImpl.h"
 
+#include "kernels/Pool2d/Pool2dKernels.h"
+
 #include "hdrt/common/WindowTiles.h"
 
 #include <algorithm>
@@ -11,7 +13,9 @@ namespace hdrt::exec {
 namespace {
 
 struct PoolState : LayerState {
-  PoolTile tile;
+  /// This rank's tile: the input box it reads and its kernel call.
+  Box in;
+  Pool2dShape shape;
   /// Where max pooling's forward leaves each window's maximum for the
   /// backward (allocated at the first forward, when the layouts are
   /// known), and whether this step's forward filled it.
@@ -20,11 +24,14 @@ struct PoolState : LayerState {
 };
 
 class Pool2dImplementation final : public LayerImpl {
-  void prepare(Program &p, Layer &l) const override {
+  void prepare(LayerContext &ctx, Layer &l) const override {
     Pool2dDesc d = l.desc<Pool2dDesc>();
     const int64_t *in = l.inputs[0]->source.shape;
-    Pool2dLayer pool;
-    pool.max = d.kind == 0; // hd's PoolKind::Max
+    if (d.kind < 0 || d.kind >= kPoolKinds)
+      throw Error("layer '" + l.name + "': pooling kind " +
+                  std::to_string(d.kind) + " is not one this runtime knows");
+    Pool2dShape pool;
+    pool.max = d.kind == int64_t(PoolKind::Max);
     pool.countIncludePad = d.count_include_pad != 0;
     pool.window = {in[0],
                    in[1],
@@ -55,23 +62,29 @@ class Pool2dImplementation final : public LayerImpl {
       throw Error("layer '" + l.name + "': output shape does not match " +
                   "its window");
     auto state = std::make_unique<PoolState>();
-    if (l.task >= 0)
-      state->tile = poolTile(pool, l.tile);
+    if (l.task >= 0) {
+      WindowTile t = windowTile(w, l.tile, l.tile.lo[1], l.tile.hi[1]);
+      state->in = t.in;
+      state->shape = pool;
+      state->shape.window = t.window;
+    }
     l.state = std::move(state);
   }
 
   Box inputBox(const Layer &l, const Edge &, const Box &) const override {
-    return l.stateAs<PoolState>().tile.in;
+    return l.stateAs<PoolState>().in;
   }
 
-  void forward(Program &p, Layer &l) const override {
+  void forward(LayerContext &ctx, Layer &l) const override {
     PoolState &state = l.stateAs<PoolState>();
-    Pool2dShape s = withLayouts(state.tile.shape, *l.inputs[0], l);
+    Pool2dShape s = withLayouts(state.shape, *l.inputs[0], l);
     if (state.workspace.empty())
-      state.workspace.assign(p.device(), p.device().pool2dWorkspaceBytes(s));
-    KernelTimer k(p.timers());
-    p.device().pool2dForward(s, l.inputs[0]->in, l.value.data(),
-                             state.workspace.data());
+      state.workspace.assign(
+          ctx.device(),
+          kernelsOf<Pool2dKernels>(ctx.device()).workspaceBytes(s));
+    KernelTimer k(ctx.timers());
+    kernelsOf<Pool2dKernels>(ctx.device())
+        .forward(s, l.inputs[0]->in, l.value.data(), state.workspace.data());
     state.workspaceFilled = !state.workspace.empty();
   }
 
@@ -80,15 +93,15 @@ class Pool2dImplementation final : public LayerImpl {
     return true;
   }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     Edge &in = *l.inputs[0];
     if (!in.dIn)
       return;
     PoolState &state = l.stateAs<PoolState>();
-    KernelTimer k(p.timers());
-    p.device().pool2dBackward(
-        withLayouts(state.tile.shape, in, l), in.in, l.grad.data(), in.dIn,
-        state.workspaceFilled ? state.workspace.data() : nullptr);
+    KernelTimer k(ctx.timers());
+    kernelsOf<Pool2dKernels>(ctx.device())
+        .backward(withLayouts(state.shape, in, l), in.in, l.grad.data(), in.dIn,
+                  state.workspaceFilled ? state.workspace.data() : nullptr);
   }
 };
 

@@ -2,16 +2,19 @@
 
 #include "../LayerImpl.h"
 
+#include "kernels/Relu/ReluKernels.h"
+
 namespace hdrt::exec {
 
 namespace {
 
 class ReluImplementation final : public LayerImpl {
-  void forward(Program &p, Layer &l) const override {
+  void forward(LayerContext &ctx, Layer &l) const override {
     if (l.computedByProducer)
       return;
-    KernelTimer k(p.timers());
-    p.device().reluForward(l.tile.volume(), l.inputs[0]->in, l.value.data());
+    KernelTimer k(ctx.timers());
+    kernelsOf<ReluKernels>(ctx.device())
+        .forward(l.tile.volume(), l.inputs[0]->in, l.value.data());
   }
 
   bool writesWholeInputGradients() const override { return true; }
@@ -21,15 +24,15 @@ class ReluImplementation final : public LayerImpl {
   bool keepsLayout() const override { return true; }
   bool isRelu() const override { return true; }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     Edge &in = *l.inputs[0];
     if (!in.dIn)
       return;
-    KernelTimer k(p.timers());
+    KernelTimer k(ctx.timers());
     // The mask from the output: the input is not written where the
     // producer computed this ReLU.
-    p.device().reluBackward(l.tile.volume(), l.value.data(), l.grad.data(),
-                            in.dIn);
+    kernelsOf<ReluKernels>(ctx.device())
+        .backward(l.tile.volume(), l.value.data(), l.grad.data(), in.dIn);
   }
 };
 

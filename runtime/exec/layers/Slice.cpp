@@ -12,7 +12,7 @@ namespace hdrt::exec {
 namespace {
 
 class SliceImplementation final : public LayerImpl {
-  void prepare(Program &, Layer &l) const override {
+  void prepare(LayerContext &, Layer &l) const override {
     const Partition &in = l.inputs[0]->source;
     int64_t offset = l.desc<SliceDesc>().offset;
     bool fits = in.rank == l.out.rank && offset >= 0 &&
@@ -32,20 +32,20 @@ class SliceImplementation final : public LayerImpl {
     return b;
   }
 
-  void forward(Program &p, Layer &l) const override {
-    KernelTimer k(p.timers());
+  void forward(LayerContext &ctx, Layer &l) const override {
+    KernelTimer k(ctx.timers());
     int64_t count = l.tile.volume();
-    p.device().copyRows(l.value.data(), count, l.inputs[0]->in, count, 1,
-                        count);
+    ctx.device().copyRows(l.value.data(), count, l.inputs[0]->in, count, 1,
+                          count);
   }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     Edge &in = *l.inputs[0];
     if (!in.dIn)
       return;
-    KernelTimer k(p.timers());
+    KernelTimer k(ctx.timers());
     int64_t count = l.tile.volume();
-    p.device().copyRows(in.dIn, count, l.grad.data(), count, 1, count);
+    ctx.device().copyRows(in.dIn, count, l.grad.data(), count, 1, count);
   }
 };
 

@@ -11,6 +11,8 @@
 #include "../InputSource.h"
 #include "../LayerImpl.h"
 
+#include "kernels/SoftmaxCrossEntropy/SoftmaxCrossEntropyKernels.h"
+
 #include <cmath>
 
 namespace hdrt::exec {
@@ -42,11 +44,12 @@ int64_t firstInvalidLabel(int64_t n, const int32_t *labels, int64_t classes,
 /// diverged model (or one whose logits are all equal) scores no better
 /// than its ranking. Counted on the host: an evaluation batch's logits are
 /// small, and so are its messages.
-Accuracy accuracyOf(Program &p, const Layer &l, const float *deviceLogits,
+Accuracy accuracyOf(LayerContext &ctx, const Layer &l,
+                    const float *deviceLogits,
                     const std::vector<int32_t> &labels) {
   int64_t n = extent(l.tile, 0), k = extent(l.tile, 1), first = l.tile.lo[1];
   std::vector<float> logits(size_t(n * k));
-  p.device().download(logits.data(), deviceLogits, logits.size() * 4);
+  ctx.device().download(logits.data(), deviceLogits, logits.size() * 4);
   auto mine = [&](int64_t s) {
     return labels[s] >= first && labels[s] < first + k;
   };
@@ -63,8 +66,8 @@ Accuracy accuracyOf(Program &p, const Layer &l, const float *deviceLogits,
   for (int64_t s = 0; s < n; ++s)
     for (int64_t j = 0; j < k; ++j) {
       float x = logits[size_t(s * k + j)], label = labelLogit[s];
-      above[s] += std::isnan(x) || x > label ||
-                  (x == label && first + j < labels[s]);
+      above[s] +=
+          std::isnan(x) || x > label || (x == label && first + j < labels[s]);
     }
   if (l.statsComm != MPI_COMM_NULL)
     MPI_Allreduce(MPI_IN_PLACE, above.data(), int(n), MPI_INT64_T, MPI_SUM,
@@ -82,12 +85,12 @@ Accuracy accuracyOf(Program &p, const Layer &l, const float *deviceLogits,
 class SoftmaxCrossEntropyImplementation final : public LayerImpl {
   bool isLoss() const override { return true; }
 
-  void prepare(Program &p, Layer &l) const override {
+  void prepare(LayerContext &ctx, Layer &l) const override {
     auto state = std::make_unique<LossState>();
     if (l.task >= 0) {
       int64_t n = extent(l.tile, 0);
-      state->max.assign(p.device(), n);
-      state->sum.assign(p.device(), n);
+      state->max.assign(ctx.device(), n);
+      state->sum.assign(ctx.device(), n);
     }
     l.state = std::move(state);
   }
@@ -101,46 +104,49 @@ class SoftmaxCrossEntropyImplementation final : public LayerImpl {
     return rows;
   }
 
-  void forward(Program &p, Layer &l) const override {
+  void forward(LayerContext &ctx, Layer &l) const override {
     LossState &s = l.stateAs<LossState>();
     Edge &logits = *l.inputs[0], &labels = *l.inputs[1];
     int64_t n = extent(l.tile, 0), k = extent(l.tile, 1);
     int64_t classes = l.out.shape[1];
     if (int64_t bad = firstInvalidLabel(n, labels.labels.data(), classes,
-                                        !p.training());
+                                        !ctx.training());
         bad >= 0)
       throw Error("label " + std::to_string(labels.labels[bad]) +
                   " of sample " + std::to_string(l.tile.lo[0] + bad) +
-                  " at step " + std::to_string(p.step() + 1) +
+                  " at step " + std::to_string(ctx.step() + 1) +
                   " is outside the " + std::to_string(classes) + " classes");
     {
-      KernelTimer kt(p.timers());
-      p.device().softmaxPartialMax(n, k, logits.in, s.max.data());
+      KernelTimer kt(ctx.timers());
+      kernelsOf<SoftmaxCrossEntropyKernels>(ctx.device())
+          .partialMax(n, k, logits.in, s.max.data());
     }
-    p.syncStatistics(l, s.max.data(), n, ElementType::F32, ReduceOp::Max);
+    ctx.syncStatistics(l, s.max.data(), n, ElementType::F32, ReduceOp::Max);
     {
-      KernelTimer kt(p.timers());
-      p.device().softmaxPartialSum(n, k, logits.in, s.max.data(), s.sum.data());
+      KernelTimer kt(ctx.timers());
+      kernelsOf<SoftmaxCrossEntropyKernels>(ctx.device())
+          .partialSum(n, k, logits.in, s.max.data(), s.sum.data());
     }
-    p.syncStatistics(l, s.sum.data(), n, ElementType::F64, ReduceOp::Sum);
-    KernelTimer kt(p.timers());
-    l.partialLoss = p.device().softmaxCrossEntropyPartialLoss(
-        n, k, l.tile.lo[1], logits.in, labels.deviceLabels.data(), s.max.data(),
-        s.sum.data());
-    if (!p.training())
-      l.accuracy = accuracyOf(p, l, logits.in, labels.labels);
+    ctx.syncStatistics(l, s.sum.data(), n, ElementType::F64, ReduceOp::Sum);
+    KernelTimer kt(ctx.timers());
+    l.partialLoss = kernelsOf<SoftmaxCrossEntropyKernels>(ctx.device())
+                        .partialLoss(n, k, l.tile.lo[1], logits.in,
+                                     labels.deviceLabels.data(), s.max.data(),
+                                     s.sum.data());
+    if (!ctx.training())
+      l.accuracy = accuracyOf(ctx, l, logits.in, labels.labels);
   }
 
-  void backward(Program &p, Layer &l) const override {
+  void backward(LayerContext &ctx, Layer &l) const override {
     LossState &s = l.stateAs<LossState>();
     Edge &logits = *l.inputs[0], &labels = *l.inputs[1];
     if (!logits.dIn) // logits straight from the images: nothing to train
       return;
-    KernelTimer kt(p.timers());
-    p.device().softmaxCrossEntropyBackward(
-        extent(l.tile, 0), extent(l.tile, 1), l.tile.lo[1], p.batch(),
-        logits.in, labels.deviceLabels.data(), s.max.data(), s.sum.data(),
-        logits.dIn);
+    KernelTimer kt(ctx.timers());
+    kernelsOf<SoftmaxCrossEntropyKernels>(ctx.device())
+        .backward(extent(l.tile, 0), extent(l.tile, 1), l.tile.lo[1],
+                  ctx.batch(), logits.in, labels.deviceLabels.data(),
+                  s.max.data(), s.sum.data(), logits.dIn);
   }
 };
 

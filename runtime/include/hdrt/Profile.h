@@ -86,9 +86,9 @@ bool jobFromText(const std::string &line, ProfileJob &job, std::string &error);
 
 /// Point-to-point and all-reduce speeds between the MPI processes.
 struct LinkProfile {
-  double latencyUs = 0;      // half a small round trip
-  double p2pGbps = 0;        // sent bytes per second of messages
-                             // between buffers out of cache
+  double latencyUs = 0; // half a small round trip
+  double p2pGbps = 0;   // sent bytes per second of messages
+                        // between buffers out of cache
   /// One redistribution (a sample split to a channel split, forward and
   /// back) through the runtime's exchange, and as plain messages: the
   /// difference is the exchange's copies of a box of `exchangeBox`
@@ -96,8 +96,8 @@ struct LinkProfile {
   double exchangeSeconds = 0, messageSeconds = 0;
   int64_t exchangeBox = 0;
   double exchangeSentBytes = 0;
-  double allReduceGbps = 0;  // bus bandwidth of the runtime's gradient
-                             // all-reduce, data out of cache, on 16 MiB
+  double allReduceGbps = 0; // bus bandwidth of the runtime's gradient
+                            // all-reduce, data out of cache, on 16 MiB
   /// The same at sizes from 256 KiB to 256 MiB: (bytes, GB/s), ascending.
   /// MPI libraries change algorithms with the size, and the rate with them.
   std::vector<std::pair<double, double>> allReduceCurve;
@@ -111,17 +111,30 @@ LinkProfile profileLinks();
 /// measured while every process runs the same kernels.
 struct HostProfile {
   LinkProfile links;
-  double denseGflops = 0; // a 3x3 convolution's forward
-  double memGbps = 0;     // a large ReLU's bytes read and written
-  double launchUs = 0;    // a tiny ReLU
+  double denseGflops = 0; // the dense workload's forward
+  double memGbps = 0;     // the stream workload's bytes read and written
+  double launchUs = 0;    // the tiny workload
   /// How much longer than its mean time a layer run by every process at
   /// once takes until they meet again: the slowest process's lead.
   double stragglerFraction = 0;
   std::string error;
 };
 
+/// The layers profileHost times, which the caller picks for its cost
+/// model: a compute-bound one and its FLOPs, a memory-bound one and the
+/// bytes it reads and writes, and a tiny one whose time is the launch
+/// cost. The compute-bound one, run by every process at once, also
+/// measures the stragglers.
+struct HostWorkloads {
+  LayerProfileRequest dense;
+  double denseFlops = 0;
+  LayerProfileRequest stream;
+  double streamBytes = 0;
+  LayerProfileRequest tiny;
+};
+
 /// Collective.
-HostProfile profileHost();
+HostProfile profileHost(const HostWorkloads &workloads);
 
 } // namespace hdrt
 

@@ -2,8 +2,10 @@
 //
 // What a layer kernel is told about the tile it runs on: the window of a
 // convolution or pooling over its input box (per-side padding, since a halo
-// replaces padding inside the image), and a tile's place in its tensor.
-// The CPU and CUDA devices take the same structs.
+// replaces padding inside the image), the layouts of its tiles, and a
+// tile's place in its tensor. The CPU and CUDA kernels take the same
+// structs; each kind's call shape (Conv2dShape, Pool2dShape) is in its
+// kernels' header.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,21 +37,6 @@ struct Window2d {
 /// (Device::channelBlock).
 struct TileLayouts {
   int64_t in = 1, out = 1;
-};
-
-struct Conv2dShape {
-  Window2d window;
-  int64_t outChannels = 1; // this tile's output channels
-  int64_t groups = 1;
-  TileLayouts layouts;
-};
-
-struct Pool2dShape {
-  Window2d window;
-  bool max = true;
-  /// Average pooling divides by the whole window, padding included.
-  bool countIncludePad = false;
-  TileLayouts layouts;
 };
 
 /// A tile of a row-major tensor: its global shape and its box [lo, hi).

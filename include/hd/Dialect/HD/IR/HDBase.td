@@ -85,6 +85,11 @@ class HD_Attr<string name, string attrMnemonic, list<Trait> traits = []>
   let mnemonic = attrMnemonic;
 }
 
+// The numbers of these enums are the runtime's too (hdrt::PoolKind,
+// hdrt::ActivationFunction, hdrt::BinaryFunction, beside their kinds'
+// kernels in runtime/kernels/): a descriptor carries them across the ABI,
+// and lib/Conversion/HDToRuntime/EnumTwins.cpp fails the build where the
+// two disagree.
 def HD_PoolKind : I32EnumAttr<"PoolKind", "pooling reduction", [
     I32EnumAttrCase<"Max", 0, "max">,
     I32EnumAttrCase<"Avg", 1, "avg">
@@ -92,8 +97,6 @@ def HD_PoolKind : I32EnumAttr<"PoolKind", "pooling reduction", [
   let cppNamespace = "::hd";
 }
 
-// The numbers are the runtime's (hdrt::ActivationFunction, in
-// runtime/include/hdrt/common/Activation.h): they cross the ABI.
 def HD_ActivationFunction : I32EnumAttr<"ActivationFunction",
     "elementwise activation function", [
     I32EnumAttrCase<"Clip", 0, "clip">,
@@ -106,8 +109,6 @@ def HD_ActivationFunction : I32EnumAttr<"ActivationFunction",
   let cppNamespace = "::hd";
 }
 
-// The numbers are the runtime's (hdrt::BinaryFunction, in
-// hdrt/common/Binary.h): the descriptor carries them.
 def HD_BinaryFunction : I32EnumAttr<"BinaryFunction",
     "elementwise binary function", [
     I32EnumAttrCase<"Add", 0, "add">,
