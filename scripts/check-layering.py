@@ -56,7 +56,9 @@ def sources(root, folder):
 
 
 def allowed(include, rules):
-    if include.startswith("hdrt/"):
+    # The runtime's headers: its public ones and its kinds' kernels (whose
+    # enums the lowering checks against the dialect's).
+    if include.startswith(("hdrt/", "kernels/")):
         return "hdrt" in rules
     if not include.startswith("hd/"):
         return True
@@ -75,7 +77,8 @@ def check_includes(root, problems):
             text = open(path, encoding="utf-8", errors="replace").read()
             rel = os.path.relpath(path, root)
             for inc in INCLUDE.findall(text):
-                if inc.startswith(("hd/", "hdrt/")) and not allowed(inc, rules):
+                if inc.startswith(("hd/", "hdrt/", "kernels/")) and \
+                        not allowed(inc, rules):
                     problems.append(f"{rel}: includes {inc}")
                 if folder in NO_MLIR and inc.startswith("mlir/"):
                     problems.append(f"{rel}: plain C++ includes {inc}")
@@ -95,6 +98,72 @@ def check_runtime(root, problems):
                 if inc.startswith(("hd/", "mlir/", "llvm/")):
                     problems.append(f"{os.path.relpath(path, root)}: the "
                                     f"runtime includes {inc}")
+
+
+# What a layer executor (runtime/exec/layers/) may not include: it sees its
+# rank through LayerContext alone, not the program or its other parts.
+PROGRAM_PARTS = {"Program.h", "RankState.h", "Transfers.h", "Inputs.h",
+                 "ModelIO.h", "Reporter.h"}
+# A kind's homes in the runtime: its row of the table, its executor and its
+# kernels' folder (docs/AddingALayerKind.md).
+MAX_KIND_FILES = 5
+
+
+def layer_kinds(root):
+    table = os.path.join(root, "runtime", "include", "hdrt", "LayerKinds.def")
+    if not os.path.exists(table):
+        return []
+    text = open(table, encoding="utf-8").read()
+    return re.findall(r"^HDRT_LAYER\((\w+), *\d+, *(\w+)", text, re.M)
+
+
+def names_kind(name, mnemonic):
+    """What names a kind in code: its kernels, descriptor, executor or call
+    shape, its op, its table row or its kernels' folder; and, where no
+    English word shares it (LayerNorm, conv2d...), the name itself."""
+    alternatives = [rf"\b{name}(Kernels|Desc|Impl|Implementation|Shape)\b",
+                    rf"\bhd\.{mnemonic}\b", rf"HDRT_LAYER\({name},",
+                    rf"kernels/{name}/"]
+    if re.search(r"[A-Z0-9]", name[1:]):
+        alternatives += [rf"\b{name}", rf"\b{name[0].lower()}{name[1:]}"]
+    return re.compile("|".join(alternatives))
+
+
+def check_runtime_homes(root, problems):
+    """Only a kind's homes name it: no device, no part of the program, no
+    other runtime library; an executor includes no part of the program."""
+    kinds = layer_kinds(root)
+    runtime = os.path.join(root, "runtime")
+    own = {name: [] for name, _ in kinds}
+    for dirpath, _, files in os.walk(runtime):
+        for f in files:
+            if not f.endswith((".h", ".cpp", ".cu", ".cuh", ".def")):
+                continue
+            path = os.path.join(dirpath, f)
+            rel = os.path.relpath(path, root)
+            text = open(path, encoding="utf-8", errors="replace").read()
+            in_layers = rel.startswith("runtime/exec/layers/")
+            if in_layers:
+                for inc in INCLUDE.findall(text):
+                    if os.path.basename(inc) in PROGRAM_PARTS:
+                        problems.append(f"{rel}: a layer executor includes "
+                                        f"{inc}; it sees its LayerContext")
+            for name, mnemonic in kinds:
+                home = (rel == f"runtime/exec/layers/{name}.cpp" or
+                        rel.startswith(f"runtime/kernels/{name}/"))
+                if home:
+                    own[name].append(rel)
+                elif (not in_layers and not rel.startswith("runtime/kernels/")
+                      and not rel.endswith("LayerKinds.def")
+                      and names_kind(name, mnemonic).search(text)):
+                    problems.append(f"{rel}: names the layer kind {name}, "
+                                    f"whose code belongs in "
+                                    f"exec/layers/{name}.cpp or kernels/{name}/")
+    for name, files in own.items():
+        if len(files) + 1 > MAX_KIND_FILES:
+            problems.append(f"the layer kind {name} is in {len(files) + 1} "
+                            f"runtime files, more than {MAX_KIND_FILES}: "
+                            f"LayerKinds.def, {', '.join(sorted(files))}")
 
 
 def link_graph(root):
@@ -145,6 +214,7 @@ def main():
     problems = []
     check_includes(root, problems)
     check_runtime(root, problems)
+    check_runtime_homes(root, problems)
     check_links(root, problems)
     for p in problems:
         print(f"layering: {p}")

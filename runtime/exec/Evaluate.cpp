@@ -1,7 +1,7 @@
 //===- Evaluate.cpp - the model's accuracy on held-out data ---------------===//
 //
 // An evaluation runs the compiled strategy's forward pass in inference
-// mode (batch norm's running statistics, no dropout) over the whole
+// mode (running statistics, no random masks) over the whole
 // --eval-data, batch by batch, in the order the generated step uses: each
 // layer after the explicit transfers into it. The last batch is padded;
 // the loss layer counts only real samples. Its time is not a step's.

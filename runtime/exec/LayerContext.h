@@ -30,8 +30,8 @@ public:
   Device &device() const { return device_; }
   /// What a kind's kernel calls are charged to (a KernelTimer around them).
   Timers &timers() const { return timers_; }
-  /// Training (batch statistics, dropout) or inference (running
-  /// statistics, no dropout; the loss layer also counts its accuracy).
+  /// Training (batch statistics, random masks) or inference (running
+  /// statistics, no masks; the loss layer also counts its accuracy).
   bool training() const { return training_; }
   /// This step's index, from 0.
   int64_t step() const { return step_; }

@@ -20,7 +20,7 @@ enum Stream : uint64_t {
   kWeights = 1,
   kImages = 2,
   kLabels = 3,
-  kDropout = 4,
+  kMasks = 4,
   kPrototypes = 5,
   kShuffle = 6,
   kAugment = 7,

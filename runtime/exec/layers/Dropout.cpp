@@ -50,7 +50,7 @@ class DropoutImplementation final : public LayerImpl {
                     float *out) {
     kernelsOf<DropoutKernels>(ctx.device())
         .apply(regionOf(l.out, l.tile), ctx.seed(),
-               streamOf(kDropout, ctx.step(), l.id),
+               streamOf(kMasks, ctx.step(), l.id),
                float(l.desc<DropoutDesc>().ratio), in, out);
   }
 };

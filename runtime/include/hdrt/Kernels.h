@@ -4,7 +4,7 @@
 // header that declares them once, as an interface derived from KernelSet,
 // and one implementation per backend (<Kind>Cpu.cpp, <Kind>Cuda.cu) that
 // registers itself here under its backend's name. The executor asks for a
-// kind's kernels on its device (kernelsOf<LayerNormKernels>(device)), and
+// kind's kernels on its device (kernelsOf<Set>(device)), and
 // the device makes them on first use from what its backend registered. So
 // the device classes name no layer kind, and adding a kind adds files
 // without editing a list.

@@ -31,7 +31,7 @@ struct DescField {
 
 struct LayerKindInfo {
   LayerKind kind;
-  const char *name; // the op's mnemonic: "conv2d"
+  const char *name; // the op's mnemonic: hd.<name>
   unsigned statisticsPerDims;
   const DescField *fields;
   int fieldCount;

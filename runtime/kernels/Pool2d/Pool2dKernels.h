@@ -1,7 +1,7 @@
 //===- Pool2dKernels.h - max or average pooling on one tile -----*- C++ -*-===//
 //
-// As a convolution's (Conv2dKernels.h), the window runs over the tile's
-// input box with per-side padding; tiles are NCHW or in the device's
+// The window runs over the tile's input box with per-side padding (a halo
+// replaces padding inside the image); tiles are NCHW or in the device's
 // blocked layout.
 //
 //===----------------------------------------------------------------------===//

@@ -4,7 +4,7 @@
 // convolution or pooling over its input box (per-side padding, since a halo
 // replaces padding inside the image), the layouts of its tiles, and a
 // tile's place in its tensor. The CPU and CUDA kernels take the same
-// structs; each kind's call shape (Conv2dShape, Pool2dShape) is in its
+// structs; a window kind's call shape (its window and layouts) is in its
 // kernels' header.
 //
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,4 @@
-//===- Backend.cpp - libhdrt_cuda's device: a GPU -------------------------===//
+//===- CudaBackend.cpp - libhdrt_cuda's device: a GPU ---------------------===//
 
 #include "hdrt/Device.h"
 

@@ -1,4 +1,4 @@
-//===- Backend.cpp - libhdrt's device: the host ---------------------------===//
+//===- CpuBackend.cpp - libhdrt's device: the host ------------------------===//
 
 #include "hdrt/Device.h"
 
