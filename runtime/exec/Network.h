@@ -69,7 +69,7 @@ struct Layer {
   std::vector<Edge *> inputs; // by operand
   int consumers = 0;          // edges reading this layer's output
   /// The explicit transfers out of this layer whose messages are posted
-  /// early (Program::prepareTransfers).
+  /// early (Transfers::prepare).
   std::vector<Edge *> postedTransfers;
   /// Whether the step starts by zeroing `grad`: not where its only reader
   /// writes all of it in place (LayerImpl::writesWholeInputGradients), nor
@@ -86,10 +86,10 @@ struct Layer {
   Box tile;
   Buffer<float> value, grad;
   /// The layout of `value` and `grad`: 1 for NCHW, else the channel block
-  /// of the device's nChw<B>c (Program::chooseLayouts).
+  /// of the device's nChw<B>c (RankState::chooseLayouts).
   int64_t block = 1;
   /// A ReLU that is this layer's only reader and whose output this layer's
-  /// forward writes instead of its own (Program::fuseRelus); and, on that
+  /// forward writes instead of its own (RankState::fuseRelus); and, on that
   /// ReLU, that its forward is done.
   Layer *reluInto = nullptr;
   bool computedByProducer = false;

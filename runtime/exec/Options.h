@@ -51,7 +51,7 @@ struct Options {
   int64_t logEvery = 1;        // print every K-th step's line
   bool quiet = false;          // no step, data or weights lines
   /// Activation tiles between layers in the device's blocked layout where
-  /// every reader takes it (Program::chooseLayouts); off: NCHW throughout.
+  /// every reader takes it (RankState::chooseLayouts); off: NCHW throughout.
   bool blockedLayouts = true;
   /// Transfers' messages posted as soon as their buffers or data exist
   /// (exec/Transfers.cpp); off: each runs whole at its call.

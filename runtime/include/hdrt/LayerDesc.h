@@ -1,9 +1,9 @@
 //===- LayerDesc.h - typed layer descriptors -------------------*- C++ -*-===//
 //
 // What hdrt_define_layer receives about a layer beyond its shape and
-// configuration: its kind and one struct of named fields per kind
-// (a convolution's kernel size, a normalization's epsilon, ...), declared from the
-// table in LayerKinds.def. The compiler emits the same fields in the same
+// configuration: its kind and one struct of named fields per kind (a
+// convolution's kernel size, a normalization's epsilon, ...), declared
+// from the table in LayerKinds.def. The compiler emits the same fields in the same
 // order, so a descriptor is read by name, never by position.
 //
 //===----------------------------------------------------------------------===//
