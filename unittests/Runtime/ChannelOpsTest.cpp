@@ -1,5 +1,6 @@
-//===- ChannelOpsTest.cpp - layer norm and channel shuffle against oracles -===//
+//===- ChannelOpsTest.cpp - layer norm, channel shuffle against oracles ---===//
 //
+// The CPU kernels of runtime/kernels/LayerNorm/ and ChannelShuffle/.
 // Oracles: layer norm over the channels of each pixel written out in double
 // from its definition, central finite differences of it for the gradients,
 // and the channel shuffle as PyTorch writes it (a view as n x g x C/g x hw,
@@ -7,17 +8,20 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hdrt/cpu/TileOps.h"
+#include "kernels/ChannelShuffle/ChannelShuffleKernels.h"
+#include "kernels/LayerNorm/LayerNormKernels.h"
 
+#include "CpuKernels.h"
 #include "RandomBuffer.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
-using namespace hdrt::cpu;
+using namespace hdrt;
 
 namespace {
 
@@ -89,8 +93,10 @@ std::vector<float> channels(const std::vector<float> &v, int64_t lo,
 
 // Two tiles split the channels 4 + 2, as a c-split layer does: each sums
 // its channels of each pixel, the sums are added (the all-reduce), and each
-// normalizes and differentiates its own channels.
+// normalizes and differentiates its own channels. The tiles' partial sums
+// share one buffer, NaN at first: the kernels overwrite it.
 TEST(ChannelOps, LayerNormSplitAlongChannelsMatchesDefinitionAndGradients) {
+  LayerNormKernels &ln = cpuKernels<LayerNormKernels>();
   std::mt19937 rng(11);
   std::vector<float> x = randomBuffer(kN * kC * kHW, rng, -2, 3);
   std::vector<float> dy = randomBuffer(x.size(), rng);
@@ -99,11 +105,11 @@ TEST(ChannelOps, LayerNormSplitAlongChannelsMatchesDefinitionAndGradients) {
   const int64_t bounds[] = {0, 4, kC};
   int64_t pixels = kN * kHW;
 
-  std::vector<double> sums(2 * pixels, 0.0), part(2 * pixels);
+  std::vector<double> sums(2 * pixels, 0.0),
+      part(2 * pixels, std::numeric_limits<double>::quiet_NaN());
   for (int t = 0; t < 2; ++t) {
     std::vector<float> xt = channels(x, bounds[t], bounds[t + 1]);
-    layerNormPartialSums(kN, bounds[t + 1] - bounds[t], kHW, xt.data(),
-                         part.data());
+    ln.partialSums(kN, bounds[t + 1] - bounds[t], kHW, xt.data(), part.data());
     for (size_t i = 0; i < sums.size(); ++i)
       sums[i] += part[i];
   }
@@ -118,9 +124,9 @@ TEST(ChannelOps, LayerNormSplitAlongChannelsMatchesDefinitionAndGradients) {
     tileX[t] = channels(x, lo, lo + c);
     tileDy[t] = channels(dy, lo, lo + c);
     tileY[t].resize(tileX[t].size());
-    layerNormForward(kN, c, kHW, kC, kEps, sums.data(), tileX[t].data(),
-                     scale.data() + lo, shift.data() + lo, mean.data(),
-                     invStd.data(), tileY[t].data());
+    ln.forward(kN, c, kHW, kC, kEps, sums.data(), tileX[t].data(),
+               scale.data() + lo, shift.data() + lo, mean.data(), invStd.data(),
+               tileY[t].data());
     for (int64_t s = 0; s < kN; ++s)
       for (int64_t ch = 0; ch < c; ++ch)
         for (int64_t i = 0; i < kHW; ++i)
@@ -133,9 +139,9 @@ TEST(ChannelOps, LayerNormSplitAlongChannelsMatchesDefinitionAndGradients) {
   std::fill(sums.begin(), sums.end(), 0.0);
   for (int t = 0; t < 2; ++t) {
     int64_t lo = bounds[t], c = bounds[t + 1] - lo;
-    layerNormBackwardPartialSums(kN, c, kHW, tileX[t].data(), tileDy[t].data(),
-                                 mean.data(), invStd.data(), scale.data() + lo,
-                                 part.data());
+    ln.backwardPartialSums(kN, c, kHW, tileX[t].data(), tileDy[t].data(),
+                           mean.data(), invStd.data(), scale.data() + lo,
+                           part.data());
     for (size_t i = 0; i < sums.size(); ++i)
       sums[i] += part[i];
   }
@@ -143,9 +149,9 @@ TEST(ChannelOps, LayerNormSplitAlongChannelsMatchesDefinitionAndGradients) {
   for (int t = 0; t < 2; ++t) {
     int64_t lo = bounds[t], c = bounds[t + 1] - lo;
     std::vector<float> dx(tileX[t].size()), dScale(c), dShift(c);
-    layerNormBackward(kN, c, kHW, kC, tileX[t].data(), tileDy[t].data(),
-                      mean.data(), invStd.data(), scale.data() + lo,
-                      sums.data(), dx.data(), dScale.data(), dShift.data());
+    ln.backward(kN, c, kHW, kC, tileX[t].data(), tileDy[t].data(), mean.data(),
+                invStd.data(), scale.data() + lo, sums.data(), dx.data(),
+                dScale.data(), dShift.data());
     for (int64_t ch = 0; ch < c; ++ch) {
       EXPECT_NEAR(dScale[ch], derivative(scaleD, size_t(lo + ch), f), 1e-4);
       EXPECT_NEAR(dShift[ch], derivative(shiftD, size_t(lo + ch), f), 1e-4);
@@ -159,11 +165,12 @@ TEST(ChannelOps, LayerNormSplitAlongChannelsMatchesDefinitionAndGradients) {
 }
 
 TEST(ChannelOps, ShuffleIsPyTorchsViewTransposeAndItsInverseUndoesIt) {
+  ChannelShuffleKernels &shuffle = cpuKernels<ChannelShuffleKernels>();
   std::mt19937 rng(3);
   for (int64_t groups : {1, 2, 3, 6}) {
     std::vector<float> x = randomBuffer(kN * kC * kHW, rng), y(x.size()),
                        back(x.size());
-    channelShuffle(kN, kC, kHW, groups, x.data(), y.data());
+    shuffle.shuffle(kN, kC, kHW, groups, x.data(), y.data());
     // x viewed as n x g x C/g x hw, dims 1 and 2 swapped: y[s][k][g][i] =
     // x[s][g][k][i].
     int64_t perGroup = kC / groups;
@@ -171,9 +178,10 @@ TEST(ChannelOps, ShuffleIsPyTorchsViewTransposeAndItsInverseUndoesIt) {
       for (int64_t g = 0; g < groups; ++g)
         for (int64_t k = 0; k < perGroup; ++k)
           for (int64_t i = 0; i < kHW; ++i)
-            ASSERT_EQ(y[at(s, k * groups + g, i)], x[at(s, g * perGroup + k, i)])
+            ASSERT_EQ(y[at(s, k * groups + g, i)],
+                      x[at(s, g * perGroup + k, i)])
                 << "groups " << groups;
-    channelShuffle(kN, kC, kHW, perGroup, y.data(), back.data());
+    shuffle.shuffle(kN, kC, kHW, perGroup, y.data(), back.data());
     EXPECT_EQ(back, x) << "groups " << groups;
   }
 }

@@ -1,13 +1,31 @@
 //===- CudaDeviceTest.cpp - the CUDA device against the CPU device --------===//
 //
-// Every operation of the CUDA device on random inputs, against the CPU
-// device (whose kernels are tested against direct loops in KernelsTest and
-// TileOpsTest): tiles with per-side padding, every pooling mode, split batch
-// norm and softmax. TF32 is off, so results agree to float rounding. Skipped,
-// visibly, where there is no CUDA device.
+// Every kernel set's CUDA implementation (runtime/kernels/*/ *Cuda.cu) and
+// the CUDA device's own operations on random inputs, against the CPU
+// device's (whose kernels are tested against direct loops and finite
+// differences in KernelsTest, TileOpsTest, ChannelOpsTest and
+// ElementwiseTest): tiles with per-side padding, every pooling mode, split
+// batch norm and softmax. TF32 is off, so results agree to float rounding.
+// Skipped, visibly, where there is no CUDA device.
 //
 //===----------------------------------------------------------------------===//
 
+#include "kernels/Activation/ActivationKernels.h"
+#include "kernels/Add/AddKernels.h"
+#include "kernels/BatchNorm/BatchNormKernels.h"
+#include "kernels/Binary/BinaryKernels.h"
+#include "kernels/ChannelShuffle/ChannelShuffleKernels.h"
+#include "kernels/Conv2d/Conv2dKernels.h"
+#include "kernels/Dropout/DropoutKernels.h"
+#include "kernels/LayerNorm/LayerNormKernels.h"
+#include "kernels/Linear/LinearKernels.h"
+#include "kernels/PerChannel/PerChannelKernels.h"
+#include "kernels/Pool2d/Pool2dKernels.h"
+#include "kernels/Relu/ReluKernels.h"
+#include "kernels/Sgd/SgdKernels.h"
+#include "kernels/SoftmaxCrossEntropy/SoftmaxCrossEntropyKernels.h"
+
+#include "CpuKernels.h"
 #include "RandomBuffer.h"
 
 #include "hdrt/Device.h"
@@ -15,8 +33,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 using namespace hdrt;
 
@@ -32,7 +52,7 @@ protected:
     } catch (const DeviceError &e) {
       GTEST_SKIP() << "skipped: " << e.what();
     }
-    cpu = makeCpuDevice();
+    cpu = &cpuDevice();
   }
 
   /// The same host data in both devices' memory.
@@ -66,7 +86,8 @@ protected:
   void checkBatchNorm(int64_t n, int64_t c, int64_t hw);
 
   std::mt19937 rng{7};
-  std::unique_ptr<Device> cpu, gpu;
+  Device *cpu = nullptr;
+  std::unique_ptr<Device> gpu;
 };
 
 /// A convolution tile as a spatially split layer has it: halo on one side,
@@ -95,12 +116,13 @@ TEST_F(CudaDeviceTest, ConvolutionMatchesCpuWithAsymmetricPadding) {
     Pair x = random(in), k = random(weights), b = random(s.outChannels),
          y = zeros(out), dy = random(out), dx = zeros(in), dk = zeros(weights),
          db = zeros(s.outChannels);
-    for (Device *d : {cpu.get(), gpu.get()}) {
+    for (Device *d : {cpu, gpu.get()}) {
       bool g = d == gpu.get();
       auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
-      d->conv2dForward(s, at(x), at(k), at(b), at(y));
-      d->conv2dBackwardData(s, at(dy), at(k), at(dx));
-      d->conv2dBackwardWeights(s, at(x), at(dy), at(dk), at(db));
+      Conv2dKernels &conv = kernelsOf<Conv2dKernels>(*d);
+      conv.forward(s, at(x), at(k), at(b), at(y));
+      conv.backwardData(s, at(dy), at(k), at(dx));
+      conv.backwardWeights(s, at(x), at(dy), at(dk), at(db));
     }
     expectSame(y);
     expectSame(dx);
@@ -120,12 +142,14 @@ TEST_F(CudaDeviceTest, PoolingMatchesCpuInEveryMode) {
     const Window2d &w = s.window;
     int64_t in = w.n * w.c * w.h * w.w, out = w.n * w.c * w.outH() * w.outW();
     Pair x = random(in), y = zeros(out), dy = random(out), dx = zeros(in);
-    cpu->pool2dForward(s, x.onCpu.data(), y.onCpu.data(), nullptr);
-    gpu->pool2dForward(s, x.onGpu.data(), y.onGpu.data(), nullptr);
-    cpu->pool2dBackward(s, x.onCpu.data(), dy.onCpu.data(), dx.onCpu.data(),
-                        nullptr);
-    gpu->pool2dBackward(s, x.onGpu.data(), dy.onGpu.data(), dx.onGpu.data(),
-                        nullptr);
+    Pool2dKernels &cpuPool = kernelsOf<Pool2dKernels>(*cpu);
+    Pool2dKernels &gpuPool = kernelsOf<Pool2dKernels>(*gpu);
+    cpuPool.forward(s, x.onCpu.data(), y.onCpu.data(), /*workspace=*/nullptr);
+    gpuPool.forward(s, x.onGpu.data(), y.onGpu.data(), /*workspace=*/nullptr);
+    cpuPool.backward(s, x.onCpu.data(), dy.onCpu.data(), dx.onCpu.data(),
+                     /*workspace=*/nullptr);
+    gpuPool.backward(s, x.onGpu.data(), dy.onGpu.data(), dx.onGpu.data(),
+                     /*workspace=*/nullptr);
     expectSame(y);
     expectSame(dx);
   }
@@ -135,12 +159,13 @@ TEST_F(CudaDeviceTest, LinearMatchesCpu) {
   int64_t n = 5, f = 37, k = 11;
   Pair x = random(n * f), w = random(k * f), b = random(k), y = zeros(n * k),
        dy = random(n * k), dx = zeros(n * f), dw = zeros(k * f), db = zeros(k);
-  for (Device *d : {cpu.get(), gpu.get()}) {
+  for (Device *d : {cpu, gpu.get()}) {
     bool g = d == gpu.get();
     auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
-    d->linearForward(n, f, k, at(x), at(w), at(b), at(y));
-    d->linearBackwardData(n, f, k, at(dy), at(w), at(dx));
-    d->linearBackwardWeights(n, f, k, at(x), at(dy), at(dw), at(db));
+    LinearKernels &linear = kernelsOf<LinearKernels>(*d);
+    linear.forward(n, f, k, at(x), at(w), at(b), at(y));
+    linear.backwardData(n, f, k, at(dy), at(w), at(dx));
+    linear.backwardWeights(n, f, k, at(x), at(dy), at(dw), at(db));
   }
   expectSame(y);
   expectSame(dx);
@@ -162,15 +187,17 @@ TEST_F(CudaDeviceTest, ElementwiseLayersAndOptimizerMatchCpu) {
   tile.hi[0] = 30;
   tile.lo[1] = 0;
   tile.hi[1] = 50;
-  for (Device *d : {cpu.get(), gpu.get()}) {
+  for (Device *d : {cpu, gpu.get()}) {
     bool g = d == gpu.get();
     auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
-    d->reluForward(n, at(x), at(y));
-    d->reluBackward(n, at(x), at(dy), at(dx));
-    d->add(n, at(x2), at(dy), at(sum), /*relu=*/false);
-    d->dropout(tile, 3, 9, 0.4f, at(x2), at(drop));
+    kernelsOf<ReluKernels>(*d).forward(n, at(x), at(y));
+    kernelsOf<ReluKernels>(*d).backward(n, at(x), at(dy), at(dx));
+    kernelsOf<AddKernels>(*d).forward(n, at(x2), at(dy), at(sum),
+                                      /*relu=*/false);
+    kernelsOf<DropoutKernels>(*d).apply(tile, 3, 9, 0.4f, at(x2), at(drop));
     for (bool nesterov : {false, true})
-      d->sgdMomentum(n, 0.1f, 0.9f, 5e-4f, nesterov, at(x2), at(dy), at(sum));
+      kernelsOf<SgdKernels>(*d).update(n, 0.1f, 0.9f, 5e-4f, nesterov, at(x2),
+                                       at(dy), at(sum));
   }
   std::vector<float> a(static_cast<size_t>(n)), b(a.size());
   y.onCpu.download(a.data());
@@ -197,11 +224,12 @@ TEST_F(CudaDeviceTest, ActivationsAndBinaryFunctionsMatchCpu) {
                        Activation{ActivationFunction::HardSwish},
                        Activation{ActivationFunction::Gelu}}) {
     Pair y = zeros(n), dx = zeros(n);
-    for (Device *d : {cpu.get(), gpu.get()}) {
+    for (Device *d : {cpu, gpu.get()}) {
       bool g = d == gpu.get();
       auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
-      d->activationForward(f, n, at(x), at(y));
-      d->activationBackward(f, n, at(x), at(dy), at(dx));
+      ActivationKernels &activation = kernelsOf<ActivationKernels>(*d);
+      activation.forward(f, n, at(x), at(y));
+      activation.backward(f, n, at(x), at(dy), at(dx));
     }
     expectSame(y);
     expectSame(dx);
@@ -211,12 +239,13 @@ TEST_F(CudaDeviceTest, ActivationsAndBinaryFunctionsMatchCpu) {
     for (bool broadcast : {false, true}) {
       Pair &b = broadcast ? perRow : full;
       Pair y = zeros(n), dA = zeros(n), dB = zeros(broadcast ? rows : n);
-      for (Device *d : {cpu.get(), gpu.get()}) {
+      for (Device *d : {cpu, gpu.get()}) {
         bool g = d == gpu.get();
         auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
-        d->binaryForward(f, rows, cols, broadcast, at(x), at(b), at(y));
-        d->binaryBackward(f, rows, cols, broadcast, at(x), at(b), at(dy),
-                          at(dA), at(dB));
+        BinaryKernels &binary = kernelsOf<BinaryKernels>(*d);
+        binary.forward(f, rows, cols, broadcast, at(x), at(b), at(y));
+        binary.backward(f, rows, cols, broadcast, at(x), at(b), at(dy), at(dA),
+                        at(dB));
       }
       expectSame(y);
       expectSame(dA);
@@ -238,22 +267,22 @@ void CudaDeviceTest::checkBatchNorm(int64_t n, int64_t c, int64_t hw) {
        dShift = zeros(c), runningMean = random(c), runningVar = random(c, 0, 2),
        runningInvStd = zeros(c);
   Buffer<double> sumsCpu(*cpu, 2 * c), sumsGpu(*gpu, 2 * c);
-  for (Device *d : {cpu.get(), gpu.get()}) {
+  for (Device *d : {cpu, gpu.get()}) {
     bool g = d == gpu.get();
     auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
     double *sums = g ? sumsGpu.data() : sumsCpu.data();
-    d->batchNormPartialSums(n, c, hw, /*block=*/1, at(x), sums);
-    d->batchNormStatistics(c, count, 1e-5, sums, at(mean), at(invStd));
-    d->batchNormRunningUpdate(c, count, 0.9, sums, at(runningMean),
-                              at(runningVar));
-    d->batchNormInvStd(c, 1e-5, at(runningVar), at(runningInvStd));
-    d->batchNormForward(n, c, hw, /*block=*/1, at(x), at(mean), at(invStd),
-                        at(scale), at(shift), at(y), /*relu=*/false);
-    d->batchNormBackwardPartialSums(n, c, hw, /*block=*/1, at(x), at(dy),
-                                    at(mean), at(invStd), sums);
-    d->batchNormParamGrads(c, sums, at(dScale), at(dShift));
-    d->batchNormBackwardData(n, c, hw, /*block=*/1, count, at(x), at(dy),
-                             at(mean), at(invStd), at(scale), sums, at(dx));
+    BatchNormKernels &bn = kernelsOf<BatchNormKernels>(*d);
+    bn.partialSums(n, c, hw, /*block=*/1, at(x), sums);
+    bn.statistics(c, count, 1e-5, sums, at(mean), at(invStd));
+    bn.runningUpdate(c, count, 0.9, sums, at(runningMean), at(runningVar));
+    bn.runningInvStd(c, 1e-5, at(runningVar), at(runningInvStd));
+    bn.forward(n, c, hw, /*block=*/1, at(x), at(mean), at(invStd), at(scale),
+               at(shift), at(y), /*relu=*/false);
+    bn.backwardPartialSums(n, c, hw, /*block=*/1, at(x), at(dy), at(mean),
+                           at(invStd), sums);
+    bn.paramGrads(c, sums, at(dScale), at(dShift));
+    bn.backwardData(n, c, hw, /*block=*/1, count, at(x), at(dy), at(mean),
+                    at(invStd), at(scale), sums, at(dx));
   }
   expectSame(mean);
   expectSame(invStd);
@@ -276,9 +305,10 @@ TEST_F(CudaDeviceTest, LayerNormAndChannelShuffleMatchCpu) {
   // Sums as if the other half of the channels held the same values.
   Buffer<double> sumsCpu(*cpu, 2 * pixels), sumsGpu(*gpu, 2 * pixels);
   std::vector<double> host(size_t(2 * pixels));
-  for (Device *d : {cpu.get(), gpu.get()}) {
+  for (Device *d : {cpu, gpu.get()}) {
     bool g = d == gpu.get();
     auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
+    LayerNormKernels &ln = kernelsOf<LayerNormKernels>(*d);
     Buffer<double> &sums = g ? sumsGpu : sumsCpu;
     auto doubled = [&] {
       sums.download(host.data());
@@ -286,17 +316,17 @@ TEST_F(CudaDeviceTest, LayerNormAndChannelShuffleMatchCpu) {
         v *= 2;
       sums.upload(host.data());
     };
-    d->layerNormPartialSums(n, c, hw, at(x), sums.data());
+    ln.partialSums(n, c, hw, at(x), sums.data());
     doubled();
-    d->layerNormForward(n, c, hw, channels, 1e-6, sums.data(), at(x),
-                        at(scale), at(shift), at(mean), at(invStd), at(y));
-    d->layerNormBackwardPartialSums(n, c, hw, at(x), at(dy), at(mean),
-                                    at(invStd), at(scale), sums.data());
+    ln.forward(n, c, hw, channels, 1e-6, sums.data(), at(x), at(scale),
+               at(shift), at(mean), at(invStd), at(y));
+    ln.backwardPartialSums(n, c, hw, at(x), at(dy), at(mean), at(invStd),
+                           at(scale), sums.data());
     doubled();
-    d->layerNormBackward(n, c, hw, channels, at(x), at(dy), at(mean),
-                         at(invStd), at(scale), sums.data(), at(dx),
-                         at(dScale), at(dShift));
-    d->channelShuffle(n, c, hw, 3, at(x), at(shuffled));
+    ln.backward(n, c, hw, channels, at(x), at(dy), at(mean), at(invStd),
+                at(scale), sums.data(), at(dx), at(dScale), at(dShift));
+    kernelsOf<ChannelShuffleKernels>(*d).shuffle(n, c, hw, 3, at(x),
+                                                 at(shuffled));
   }
   expectSame(mean);
   expectSame(invStd);
@@ -316,17 +346,16 @@ TEST_F(CudaDeviceTest, SoftmaxCrossEntropyMatchesCpu) {
   Buffer<double> sumCpu(*cpu, n), sumGpu(*gpu, n);
   Pair logits = random(n * k, -5, 5), max = zeros(n), dLogits = zeros(n * k);
   double loss[2];
-  for (Device *d : {cpu.get(), gpu.get()}) {
+  for (Device *d : {cpu, gpu.get()}) {
     bool g = d == gpu.get();
     auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
     double *sum = g ? sumGpu.data() : sumCpu.data();
     const int32_t *l = g ? labelsGpu.data() : labelsCpu.data();
-    d->softmaxPartialMax(n, k, at(logits), at(max));
-    d->softmaxPartialSum(n, k, at(logits), at(max), sum);
-    loss[g] = d->softmaxCrossEntropyPartialLoss(n, k, offset, at(logits), l,
-                                                at(max), sum);
-    d->softmaxCrossEntropyBackward(n, k, offset, batch, at(logits), l, at(max),
-                                   sum, at(dLogits));
+    SoftmaxCrossEntropyKernels &sce = kernelsOf<SoftmaxCrossEntropyKernels>(*d);
+    sce.partialMax(n, k, at(logits), at(max));
+    sce.partialSum(n, k, at(logits), at(max), sum);
+    loss[g] = sce.partialLoss(n, k, offset, at(logits), l, at(max), sum);
+    sce.backward(n, k, offset, batch, at(logits), l, at(max), sum, at(dLogits));
   }
   EXPECT_NEAR(loss[0], loss[1], 1e-6 * std::fabs(loss[0]));
   expectSame(max);
@@ -347,14 +376,15 @@ TEST_F(CudaDeviceTest, RegionsRowsAndChannelsMatchCpu) {
   Pair from = random(size_t(src.volume())), to = random(size_t(dst.volume())),
        added = random(size_t(dst.volume())), rows = zeros(40),
        filled = zeros(2 * 3 * 5), sums = zeros(3), bias = random(3);
-  for (Device *d : {cpu.get(), gpu.get()}) {
+  for (Device *d : {cpu, gpu.get()}) {
     bool g = d == gpu.get();
     auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
     d->copyRegion(at(from), src, at(to), dst, region);
     d->addRegion(at(from), src, at(added), dst, region);
     d->copyRows(at(rows) + 1, 8, at(from), 11, 5, 6);
-    d->fillChannels(2, 3, 5, at(bias), at(filled));
-    d->sumChannels(2, 3, 5, at(filled), at(sums));
+    PerChannelKernels &perChannel = kernelsOf<PerChannelKernels>(*d);
+    perChannel.fill(2, 3, 5, at(bias), at(filled));
+    perChannel.sum(2, 3, 5, at(filled), at(sums));
   }
   expectSame(to);
   expectSame(added);

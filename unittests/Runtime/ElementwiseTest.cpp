@@ -1,24 +1,27 @@
-//===- ElementwiseTest.cpp - activations and binary functions --------------===//
+//===- ElementwiseTest.cpp - activations and binary functions -------------===//
 //
-// Oracles: each activation and binary function written out in double from
-// its textbook definition (not from hdrt/common/Activation.h or Binary.h),
-// central finite differences of that for the gradients, and PyTorch's
-// conventions at the kinks spelled out point by point.
+// The CPU kernels of runtime/kernels/Activation/ and Binary/. Oracles: each
+// activation and binary function written out in double from its textbook
+// definition (not from the formulas in ActivationKernels.h or
+// BinaryKernels.h), central finite differences of that for the gradients,
+// and PyTorch's conventions at the kinks spelled out point by point.
 //
 //===----------------------------------------------------------------------===//
 
-#include "hdrt/cpu/TileOps.h"
+#include "kernels/Activation/ActivationKernels.h"
+#include "kernels/Binary/BinaryKernels.h"
 
+#include "CpuKernels.h"
 #include "RandomBuffer.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
 using namespace hdrt;
-using namespace hdrt::cpu;
 
 namespace {
 
@@ -54,6 +57,7 @@ std::vector<Activation> allFunctions() {
 } // namespace
 
 TEST(Elementwise, ActivationsMatchTheirDefinitionsAndFiniteDifferences) {
+  ActivationKernels &activation = cpuKernels<ActivationKernels>();
   std::mt19937 rng(5);
   // Inputs across every piece of each function: below, inside and above
   // the clip and hard ranges, and far out where the sigmoid saturates.
@@ -61,8 +65,8 @@ TEST(Elementwise, ActivationsMatchTheirDefinitionsAndFiniteDifferences) {
   auto dy = randomBuffer(x.size(), rng);
   for (const Activation &f : allFunctions()) {
     std::vector<float> y(x.size()), dx(x.size());
-    activationForward(f, x.size(), x.data(), y.data());
-    activationBackward(f, x.size(), x.data(), dy.data(), dx.data());
+    activation.forward(f, x.size(), x.data(), y.data());
+    activation.backward(f, x.size(), x.data(), dy.data(), dx.data());
     for (size_t i = 0; i < x.size(); ++i) {
       double want = definition(f, x[i]);
       EXPECT_NEAR(y[i], want, 1e-6 * (1 + std::abs(want)))
@@ -102,7 +106,7 @@ TEST(Elementwise, GradientsAtTheKinksFollowPyTorch) {
   };
   for (const Case &c : cases) {
     float dy = 1, dx = -7;
-    activationBackward(c.f, 1, &c.x, &dy, &dx);
+    cpuKernels<ActivationKernels>().backward(c.f, 1, &c.x, &dy, &dx);
     EXPECT_FLOAT_EQ(dx, c.want)
         << "function " << int(c.f.function) << " at " << c.x;
   }
@@ -111,15 +115,17 @@ TEST(Elementwise, GradientsAtTheKinksFollowPyTorch) {
 TEST(Elementwise, NaNStaysNaN) {
   float nan = std::nanf(""), y = 0;
   for (const Activation &f : allFunctions()) {
-    activationForward(f, 1, &nan, &y);
+    cpuKernels<ActivationKernels>().forward(f, 1, &nan, &y);
     EXPECT_TRUE(std::isnan(y)) << "function " << int(f.function);
   }
 }
 
 TEST(Elementwise, BinaryMatchesDefinitionsAndFiniteDifferences) {
+  BinaryKernels &binary = cpuKernels<BinaryKernels>();
   std::mt19937 rng(6);
   constexpr int64_t Rows = 6, Cols = 7;
-  auto a = randomBuffer(Rows * Cols, rng), dOut = randomBuffer(Rows * Cols, rng);
+  auto a = randomBuffer(Rows * Cols, rng),
+       dOut = randomBuffer(Rows * Cols, rng);
   using B = BinaryFunction;
   auto definition = [](B f, double x, double y) {
     switch (f) {
@@ -144,9 +150,9 @@ TEST(Elementwise, BinaryMatchesDefinitionsAndFiniteDifferences) {
         return size_t(broadcast ? r : r * Cols + i);
       };
       std::vector<float> out(a.size()), dA(a.size()), dB(b.size());
-      binaryForward(f, Rows, Cols, broadcast, a.data(), b.data(), out.data());
-      binaryBackward(f, Rows, Cols, broadcast, a.data(), b.data(), dOut.data(),
-                     dA.data(), dB.data());
+      binary.forward(f, Rows, Cols, broadcast, a.data(), b.data(), out.data());
+      binary.backward(f, Rows, Cols, broadcast, a.data(), b.data(), dOut.data(),
+                      dA.data(), dB.data());
       // Gradients of sum(dOut * out) by central differences, per element of
       // a, and per element of b summed over the elements that read it.
       const double h = 1e-4;
@@ -169,23 +175,25 @@ TEST(Elementwise, BinaryMatchesDefinitionsAndFiniteDifferences) {
             << int(f) << " broadcast " << broadcast;
 
       // Null gradients are skipped: the images need none.
-      binaryBackward(f, Rows, Cols, broadcast, a.data(), b.data(),
-                     dOut.data(), nullptr, dB.data());
-      binaryBackward(f, Rows, Cols, broadcast, a.data(), b.data(),
-                     dOut.data(), dA.data(), nullptr);
+      binary.backward(f, Rows, Cols, broadcast, a.data(), b.data(), dOut.data(),
+                      nullptr, dB.data());
+      binary.backward(f, Rows, Cols, broadcast, a.data(), b.data(), dOut.data(),
+                      dA.data(), nullptr);
     }
 }
 
 TEST(Elementwise, BroadcastScaleGradientsOfColumnSplitsAddUp) {
   // Tasks that split h or w each sum their columns; the backward transfer
   // adds the parts, which must make the whole row's sum.
+  BinaryKernels &binary = cpuKernels<BinaryKernels>();
   std::mt19937 rng(7);
   constexpr int64_t Rows = 3, Cols = 10, Left = 4;
-  auto a = randomBuffer(Rows * Cols, rng), dOut = randomBuffer(Rows * Cols, rng);
+  auto a = randomBuffer(Rows * Cols, rng),
+       dOut = randomBuffer(Rows * Cols, rng);
   auto b = randomBuffer(Rows, rng);
   std::vector<float> dA(a.size()), whole(Rows), parts(Rows, 0);
-  binaryBackward(BinaryFunction::Mul, Rows, Cols, true, a.data(), b.data(),
-                 dOut.data(), dA.data(), whole.data());
+  binary.backward(BinaryFunction::Mul, Rows, Cols, true, a.data(), b.data(),
+                  dOut.data(), dA.data(), whole.data());
   for (int64_t lo : {int64_t(0), Left}) {
     int64_t cols = lo ? Cols - Left : Left;
     std::vector<float> sa, sd, part(Rows);
@@ -194,8 +202,8 @@ TEST(Elementwise, BroadcastScaleGradientsOfColumnSplitsAddUp) {
         sa.push_back(a[r * Cols + i]);
         sd.push_back(dOut[r * Cols + i]);
       }
-    binaryBackward(BinaryFunction::Mul, Rows, cols, true, sa.data(), b.data(),
-                   sd.data(), nullptr, part.data());
+    binary.backward(BinaryFunction::Mul, Rows, cols, true, sa.data(), b.data(),
+                    sd.data(), nullptr, part.data());
     for (int64_t r = 0; r < Rows; ++r)
       parts[r] += part[r];
   }

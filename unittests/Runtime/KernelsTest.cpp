@@ -1,26 +1,31 @@
 //===- KernelsTest.cpp - CPU kernels against naive loops ------------------===//
 //
-// The oracle is the definition: direct loops over every output and tap.
-// Shapes cover groups, strides, dilation and the asymmetric padding of
-// halo tiles.
+// The CPU kernels of convolution, pooling, fully-connected layers and ReLU
+// (runtime/kernels/{Conv2d,Pool2d,Linear,Relu}/). The oracle is the
+// definition: direct loops over every output and tap. Shapes cover groups,
+// strides, dilation and the asymmetric padding of halo tiles.
 //
 //===----------------------------------------------------------------------===//
 
-#include "hdrt/cpu/Kernels.h"
+#include "kernels/Conv2d/Conv2dKernels.h"
+#include "kernels/Linear/LinearKernels.h"
+#include "kernels/Pool2d/Pool2dKernels.h"
+#include "kernels/Relu/ReluKernels.h"
 
 #include "BlockedLayout.h"
+#include "CpuKernels.h"
 #include "RandomBuffer.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
 
 using namespace hdrt;
-using namespace hdrt::cpu;
 
 namespace {
 
@@ -115,14 +120,15 @@ void expectConvolutionMatches(const Conv2dShape &s, std::mt19937 &rng,
   for (size_t i = 0; i < outSize; ++i)
     wantDB[(i / (w.outH() * w.outW())) % s.outChannels] += dOut[i];
 
-  conv2dForward(s, in.data(), weight.data(), withBias ? bias.data() : nullptr,
-                out.data());
+  Conv2dKernels &conv = cpuKernels<Conv2dKernels>();
+  conv.forward(s, in.data(), weight.data(), withBias ? bias.data() : nullptr,
+               out.data());
   expectClose(out, wantOut, "forward");
   std::vector<float> dIn(inSize), dW(wSize), dB(s.outChannels);
-  conv2dBackwardData(s, dOut.data(), weight.data(), dIn.data());
+  conv.backwardData(s, dOut.data(), weight.data(), dIn.data());
   expectClose(dIn, wantDIn, "backward data");
-  conv2dBackwardWeights(s, in.data(), dOut.data(), dW.data(),
-                        withBias ? dB.data() : nullptr);
+  conv.backwardWeights(s, in.data(), dOut.data(), dW.data(),
+                       withBias ? dB.data() : nullptr);
   expectClose(dW, wantDW, "backward weights");
   if (withBias)
     expectClose(dB, wantDB, "backward bias");
@@ -175,6 +181,7 @@ TEST(Kernels, KeptPrimitivesTellEveryShapeApart) {
 }
 
 TEST(Kernels, PoolingMatchesDirectLoops) {
+  Pool2dKernels &pool = cpuKernels<Pool2dKernels>();
   std::mt19937 rng(2);
   std::vector<Pool2dShape> shapes = {
       {{2, 3, 9, 9, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1}, true, false},
@@ -226,20 +233,21 @@ TEST(Kernels, PoolingMatchesDirectLoops) {
               }
           }
     std::vector<float> out(outSize), dIn(inSize);
-    pool2dForward(s, in.data(), out.data());
+    pool.forward(s, in.data(), out.data(), /*workspace=*/nullptr);
     expectClose(out, wantOut, s.max ? "max forward" : "avg forward");
-    pool2dBackward(s, in.data(), dOut.data(), dIn.data());
+    pool.backward(s, in.data(), dOut.data(), dIn.data(),
+                  /*workspace=*/nullptr);
     expectClose(dIn, wantDIn, s.max ? "max backward" : "avg backward");
     // With the forward's workspace, backward takes the maxima's places from
     // it: the same gradient, even from an input it could not find them in.
-    std::vector<uint8_t> workspace(size_t(pool2dWorkspaceBytes(s)));
+    std::vector<uint8_t> workspace(size_t(pool.workspaceBytes(s)));
     EXPECT_EQ(workspace.empty(), !s.max);
     void *kept = workspace.empty() ? nullptr : workspace.data();
     std::vector<float> zeros(inSize, 0.0f), keptDIn(inSize);
-    pool2dForward(s, in.data(), out.data(), kept);
+    pool.forward(s, in.data(), out.data(), kept);
     expectClose(out, wantOut, "forward into a workspace");
-    pool2dBackward(s, s.max ? zeros.data() : in.data(), dOut.data(),
-                   keptDIn.data(), kept);
+    pool.backward(s, s.max ? zeros.data() : in.data(), dOut.data(),
+                  keptDIn.data(), kept);
     expectClose(keptDIn, wantDIn, "backward from the workspace");
   }
 }
@@ -248,8 +256,10 @@ TEST(Kernels, PoolingMatchesDirectLoops) {
 // same values as the NCHW call (itself held to the direct loops above),
 // element by element after converting back.
 TEST(Kernels, BlockedLayoutsGiveTheNchwResults) {
-  const int64_t B = channelBlock();
+  const int64_t B = cpuDevice().channelBlock();
   ASSERT_TRUE(B == 8 || B == 16);
+  Conv2dKernels &conv = cpuKernels<Conv2dKernels>();
+  Pool2dKernels &pool = cpuKernels<Pool2dKernels>();
   std::mt19937 rng(11);
   auto blocked = [&](const std::vector<float> &v, int64_t n, int64_t c,
                      int64_t hw, int64_t block) {
@@ -268,10 +278,10 @@ TEST(Kernels, BlockedLayoutsGiveTheNchwResults) {
     auto bias = randomBuffer(k, rng), dOut = randomBuffer(w.n * k * hwOut, rng);
     std::vector<float> want(dOut.size()), wantDIn(in.size()),
         wantDW(weight.size()), wantDB(k);
-    conv2dForward(base, in.data(), weight.data(), bias.data(), want.data());
-    conv2dBackwardData(base, dOut.data(), weight.data(), wantDIn.data());
-    conv2dBackwardWeights(base, in.data(), dOut.data(), wantDW.data(),
-                          wantDB.data());
+    conv.forward(base, in.data(), weight.data(), bias.data(), want.data());
+    conv.backwardData(base, dOut.data(), weight.data(), wantDIn.data());
+    conv.backwardWeights(base, in.data(), dOut.data(), wantDW.data(),
+                         wantDB.data());
     for (TileLayouts layouts : {TileLayouts{B, 1}, TileLayouts{1, B},
                                 TileLayouts{B, B}}) {
       SCOPED_TRACE(::testing::Message() << "conv, in " << layouts.in
@@ -282,10 +292,9 @@ TEST(Kernels, BlockedLayoutsGiveTheNchwResults) {
       auto bDOut = blocked(dOut, w.n, k, hwOut, layouts.out);
       std::vector<float> out(want.size()), dIn(in.size()), dW(weight.size()),
           dB(k);
-      conv2dForward(s, bIn.data(), weight.data(), bias.data(), out.data());
-      conv2dBackwardData(s, bDOut.data(), weight.data(), dIn.data());
-      conv2dBackwardWeights(s, bIn.data(), bDOut.data(), dW.data(),
-                            dB.data());
+      conv.forward(s, bIn.data(), weight.data(), bias.data(), out.data());
+      conv.backwardData(s, bDOut.data(), weight.data(), dIn.data());
+      conv.backwardWeights(s, bIn.data(), bDOut.data(), dW.data(), dB.data());
       expectClose(fromBlocked(out, w.n, k, hwOut, layouts.out), want,
                   "forward");
       expectClose(fromBlocked(dIn, w.n, w.c, hwIn, layouts.in), wantDIn,
@@ -301,8 +310,9 @@ TEST(Kernels, BlockedLayoutsGiveTheNchwResults) {
     auto in = randomBuffer(w.n * w.c * hwIn, rng);
     auto dOut = randomBuffer(w.n * w.c * hwOut, rng);
     std::vector<float> want(dOut.size()), wantDIn(in.size());
-    pool2dForward(base, in.data(), want.data());
-    pool2dBackward(base, in.data(), dOut.data(), wantDIn.data());
+    pool.forward(base, in.data(), want.data(), /*workspace=*/nullptr);
+    pool.backward(base, in.data(), dOut.data(), wantDIn.data(),
+                  /*workspace=*/nullptr);
     for (TileLayouts layouts : {TileLayouts{B, 1}, TileLayouts{1, B},
                                 TileLayouts{B, B}}) {
       SCOPED_TRACE(::testing::Message() << (max ? "max" : "avg") << " pool, in "
@@ -313,8 +323,9 @@ TEST(Kernels, BlockedLayoutsGiveTheNchwResults) {
       auto bIn = blocked(in, w.n, w.c, hwIn, layouts.in);
       auto bDOut = blocked(dOut, w.n, w.c, hwOut, layouts.out);
       std::vector<float> out(want.size()), dIn(in.size());
-      pool2dForward(s, bIn.data(), out.data());
-      pool2dBackward(s, bIn.data(), bDOut.data(), dIn.data());
+      pool.forward(s, bIn.data(), out.data(), /*workspace=*/nullptr);
+      pool.backward(s, bIn.data(), bDOut.data(), dIn.data(),
+                    /*workspace=*/nullptr);
       expectClose(fromBlocked(out, w.n, w.c, hwOut, layouts.out), want,
                   "forward");
       expectClose(fromBlocked(dIn, w.n, w.c, hwIn, layouts.in), wantDIn,
@@ -324,6 +335,7 @@ TEST(Kernels, BlockedLayoutsGiveTheNchwResults) {
 }
 
 TEST(Kernels, LinearMatchesDirectLoops) {
+  LinearKernels &linear = cpuKernels<LinearKernels>();
   std::mt19937 rng(3);
   for (auto [n, f, k] : std::vector<std::array<int64_t, 3>>{
            {4, 7, 5}, {1, 16, 3}, {9, 3, 12}}) {
@@ -342,18 +354,19 @@ TEST(Kernels, LinearMatchesDirectLoops) {
         }
       }
     std::vector<float> out(n * k), dIn(n * f), dW(k * f), dB(k);
-    linearForward(n, f, k, in.data(), weight.data(), bias.data(), out.data());
+    linear.forward(n, f, k, in.data(), weight.data(), bias.data(), out.data());
     expectClose(out, wantOut, "forward");
-    linearBackwardData(n, f, k, dOut.data(), weight.data(), dIn.data());
+    linear.backwardData(n, f, k, dOut.data(), weight.data(), dIn.data());
     expectClose(dIn, wantDIn, "backward data");
-    linearBackwardWeights(n, f, k, in.data(), dOut.data(), dW.data(),
-                          dB.data());
+    linear.backwardWeights(n, f, k, in.data(), dOut.data(), dW.data(),
+                           dB.data());
     expectClose(dW, wantDW, "backward weights");
     expectClose(dB, wantDB, "backward bias");
   }
 }
 
 TEST(Kernels, ReluMatchesDefinition) {
+  ReluKernels &relu = cpuKernels<ReluKernels>();
   std::mt19937 rng(4);
   auto in = randomBuffer(1000, rng), dOut = randomBuffer(1000, rng);
   std::vector<float> out(1000), dIn(1000), wantOut(1000), wantDIn(1000);
@@ -361,19 +374,19 @@ TEST(Kernels, ReluMatchesDefinition) {
     wantOut[i] = std::max(in[i], 0.f);
     wantDIn[i] = in[i] > 0 ? dOut[i] : 0.f;
   }
-  reluForward(1000, in.data(), out.data());
+  relu.forward(1000, in.data(), out.data());
   expectClose(out, wantOut, "forward");
-  reluBackward(1000, in.data(), dOut.data(), dIn.data());
+  relu.backward(1000, in.data(), dOut.data(), dIn.data());
   expectClose(dIn, wantDIn, "backward");
   // The runtime passes the output for the mask (a fused producer leaves
   // the input unwritten): the same gradient, zeros and NaN included.
   in[0] = -0.f;
   in[1] = std::numeric_limits<float>::quiet_NaN();
   in[2] = 0.f;
-  reluForward(1000, in.data(), out.data());
+  relu.forward(1000, in.data(), out.data());
   std::vector<float> fromIn(1000), fromOut(1000);
-  reluBackward(1000, in.data(), dOut.data(), fromIn.data());
-  reluBackward(1000, out.data(), dOut.data(), fromOut.data());
+  relu.backward(1000, in.data(), dOut.data(), fromIn.data());
+  relu.backward(1000, out.data(), dOut.data(), fromOut.data());
   for (int i = 0; i < 1000; ++i)
     EXPECT_EQ(fromIn[i], fromOut[i]) << i;
 }
@@ -383,7 +396,7 @@ TEST(Kernels, ReluPropagatesNonFiniteValues) {
   const float nan = std::numeric_limits<float>::quiet_NaN(),
               inf = std::numeric_limits<float>::infinity();
   std::vector<float> in = {nan, inf, -inf, -1.f, 2.f}, out(in.size());
-  reluForward(int64_t(in.size()), in.data(), out.data());
+  cpuKernels<ReluKernels>().forward(int64_t(in.size()), in.data(), out.data());
   EXPECT_TRUE(std::isnan(out[0]));
   EXPECT_EQ(out[1], inf);
   EXPECT_EQ(out[2], 0.f);

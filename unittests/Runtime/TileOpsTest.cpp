@@ -1,28 +1,53 @@
 //===- TileOpsTest.cpp - split statistics equal the whole tensor ----------===//
 //
-// Oracles: the unsplit computation by its definition (in double), finite
-// differences for gradients, and the same tensor split differently.
+// The CPU kernels whose result on a tile depends on other tiles (batch
+// norm, softmax cross-entropy), or must not depend on the split (dropout),
+// with add's fused ReLU and the SGD step. Oracles: the unsplit computation
+// by its definition (in double), finite differences for gradients, and the
+// same tensor split differently.
+//
+// The partial-sum kernels overwrite their output; the tests add up the
+// tiles' parts themselves, as the executor's all-reduce does, and hand each
+// call a reused buffer holding NaN, so that a kernel that added to (or took
+// the max with) what was there would fail them.
 //
 //===----------------------------------------------------------------------===//
 
-#include "hdrt/cpu/Kernels.h"
-#include "hdrt/cpu/TileOps.h"
+#include "kernels/Add/AddKernels.h"
+#include "kernels/BatchNorm/BatchNormKernels.h"
+#include "kernels/Dropout/DropoutKernels.h"
+#include "kernels/Relu/ReluKernels.h"
+#include "kernels/Sgd/SgdKernels.h"
+#include "kernels/SoftmaxCrossEntropy/SoftmaxCrossEntropyKernels.h"
 
 #include "BlockedLayout.h"
+#include "CpuKernels.h"
 #include "RandomBuffer.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
 using namespace hdrt;
-using namespace hdrt::cpu;
 
 namespace {
+
+/// A buffer for a kernel's partial result: NaN, what no kernel that
+/// overwrites it leaves behind.
+template <typename T> std::vector<T> stale(size_t n) {
+  return std::vector<T>(n, std::numeric_limits<T>::quiet_NaN());
+}
+
+/// The all-reduce of partial sums: total += part.
+void accumulate(std::vector<double> &total, const std::vector<double> &part) {
+  for (size_t i = 0; i < total.size(); ++i)
+    total[i] += part[i];
+}
 
 constexpr int64_t N = 4, C = 3;
 constexpr double Eps = 1e-5;
@@ -60,33 +85,35 @@ void batchNormSplit(const std::vector<float> &x,
                     const std::vector<float> &shift,
                     const std::vector<float> &dy, std::vector<float> &y,
                     std::vector<float> &dx, int64_t HW = ShortRows) {
+  BatchNormKernels &bn = cpuKernels<BatchNormKernels>();
   int64_t half = 3; // uneven: samples [0, 3) and [3, 4)
-  std::vector<double> sum(C), sumSq(C), sumDy(C), sumDyXhat(C);
-  batchNormPartialSums(half, C, HW, /*block=*/1, x.data(), sum.data(),
-                       sumSq.data());
-  batchNormPartialSums(N - half, C, HW, /*block=*/1, x.data() + half * C * HW,
-                       sum.data(), sumSq.data());
+  // Sums, then sums of squares (or of dy, then of dy * xhat), per channel.
+  std::vector<double> sums(2 * C, 0.0), gradSums(2 * C, 0.0);
+  std::vector<double> part = stale<double>(2 * C);
+  bn.partialSums(half, C, HW, /*block=*/1, x.data(), part.data());
+  accumulate(sums, part);
+  bn.partialSums(N - half, C, HW, /*block=*/1, x.data() + half * C * HW,
+                 part.data());
+  accumulate(sums, part);
   std::vector<float> mean(C), invStd(C);
-  batchNormStatistics(C, N * HW, Eps, sum.data(), sumSq.data(), mean.data(),
-                      invStd.data());
-  batchNormForward(half, C, HW, /*block=*/1, x.data(), mean.data(),
-                   invStd.data(), scale.data(), shift.data(), y.data());
-  batchNormForward(N - half, C, HW, /*block=*/1, x.data() + half * C * HW,
-                   mean.data(), invStd.data(), scale.data(), shift.data(),
-                   y.data() + half * C * HW);
-  for (int64_t part : {int64_t(0), half}) {
-    int64_t n = part == 0 ? half : N - half;
-    batchNormBackwardPartialSums(n, C, HW, /*block=*/1,
-                                 x.data() + part * C * HW,
-                                 dy.data() + part * C * HW, mean.data(),
-                                 invStd.data(), sumDy.data(), sumDyXhat.data());
+  bn.statistics(C, N * HW, Eps, sums.data(), mean.data(), invStd.data());
+  bn.forward(half, C, HW, /*block=*/1, x.data(), mean.data(), invStd.data(),
+             scale.data(), shift.data(), y.data(), /*relu=*/false);
+  bn.forward(N - half, C, HW, /*block=*/1, x.data() + half * C * HW,
+             mean.data(), invStd.data(), scale.data(), shift.data(),
+             y.data() + half * C * HW, /*relu=*/false);
+  for (int64_t first : {int64_t(0), half}) {
+    int64_t n = first == 0 ? half : N - half;
+    bn.backwardPartialSums(n, C, HW, /*block=*/1, x.data() + first * C * HW,
+                           dy.data() + first * C * HW, mean.data(),
+                           invStd.data(), part.data());
+    accumulate(gradSums, part);
   }
-  for (int64_t part : {int64_t(0), half}) {
-    int64_t n = part == 0 ? half : N - half;
-    batchNormBackwardData(
-        n, C, HW, /*block=*/1, N * HW, x.data() + part * C * HW,
-        dy.data() + part * C * HW, mean.data(), invStd.data(), scale.data(),
-        sumDy.data(), sumDyXhat.data(), dx.data() + part * C * HW);
+  for (int64_t first : {int64_t(0), half}) {
+    int64_t n = first == 0 ? half : N - half;
+    bn.backwardData(n, C, HW, /*block=*/1, N * HW, x.data() + first * C * HW,
+                    dy.data() + first * C * HW, mean.data(), invStd.data(),
+                    scale.data(), gradSums.data(), dx.data() + first * C * HW);
   }
 }
 
@@ -98,7 +125,9 @@ std::vector<double> batchNormBackwardReference(const std::vector<float> &x,
                                                int64_t HW) {
   std::vector<double> dx(x.size());
   int64_t count = N * HW;
-  auto at = [&](int64_t s, int64_t c, int64_t i) { return (s * C + c) * HW + i; };
+  auto at = [&](int64_t s, int64_t c, int64_t i) {
+    return (s * C + c) * HW + i;
+  };
   for (int64_t c = 0; c < C; ++c) {
     double mean = 0, var = 0, meanDy = 0, meanDyXhat = 0;
     for (int64_t s = 0; s < N; ++s)
@@ -192,6 +221,7 @@ TEST(TileOps, BlockedBatchNormMatchesNchw) {
     auto x = randomBuffer(n * c * hw, rng, 1, 3);
     auto dy = randomBuffer(n * c * hw, rng);
     auto scale = randomBuffer(c, rng, 0.5, 1.5), shift = randomBuffer(c, rng);
+    BatchNormKernels &bn = cpuKernels<BatchNormKernels>();
     // Both layouts: sums, statistics, forward, backward sums, backward data.
     auto run = [&](int64_t block, std::vector<double> &sums,
                    std::vector<double> &gradSums, std::vector<float> &y,
@@ -200,31 +230,30 @@ TEST(TileOps, BlockedBatchNormMatchesNchw) {
       auto bdy = toBlocked(dy, n, c, hw, block);
       sums.assign(2 * c, 0);
       gradSums.assign(2 * c, 0);
+      std::vector<double> part = stale<double>(2 * c);
       int64_t first = 2; // samples [0, 2) and [2, 3): separate tiles
       int64_t parts[][2] = {{0, first}, {first, n - first}};
-      for (auto [s0, ns] : parts)
-        batchNormPartialSums(ns, c, hw, block, bx.data() + s0 * c * hw,
-                             sums.data(), sums.data() + c);
+      for (auto [s0, ns] : parts) {
+        bn.partialSums(ns, c, hw, block, bx.data() + s0 * c * hw, part.data());
+        accumulate(sums, part);
+      }
       std::vector<float> mean(c), invStd(c);
-      batchNormStatistics(c, count, Eps, sums.data(), sums.data() + c,
-                          mean.data(), invStd.data());
+      bn.statistics(c, count, Eps, sums.data(), mean.data(), invStd.data());
       std::vector<float> by(bx.size()), bdx(bx.size());
       for (auto [s0, ns] : parts) {
         int64_t o = s0 * c * hw;
-        batchNormForward(ns, c, hw, block, bx.data() + o, mean.data(),
-                         invStd.data(), scale.data(), shift.data(),
-                         by.data() + o);
-        batchNormBackwardPartialSums(ns, c, hw, block, bx.data() + o,
-                                     bdy.data() + o, mean.data(),
-                                     invStd.data(), gradSums.data(),
-                                     gradSums.data() + c);
+        bn.forward(ns, c, hw, block, bx.data() + o, mean.data(), invStd.data(),
+                   scale.data(), shift.data(), by.data() + o,
+                   /*relu=*/false);
+        bn.backwardPartialSums(ns, c, hw, block, bx.data() + o, bdy.data() + o,
+                               mean.data(), invStd.data(), part.data());
+        accumulate(gradSums, part);
       }
       for (auto [s0, ns] : parts) {
         int64_t o = s0 * c * hw;
-        batchNormBackwardData(ns, c, hw, block, count, bx.data() + o,
-                              bdy.data() + o, mean.data(), invStd.data(),
-                              scale.data(), gradSums.data(),
-                              gradSums.data() + c, bdx.data() + o);
+        bn.backwardData(ns, c, hw, block, count, bx.data() + o, bdy.data() + o,
+                        mean.data(), invStd.data(), scale.data(),
+                        gradSums.data(), bdx.data() + o);
       }
       y = fromBlocked(by, n, c, hw, block);
       dx = fromBlocked(bdx, n, c, hw, block);
@@ -245,8 +274,10 @@ TEST(TileOps, BlockedBatchNormMatchesNchw) {
 }
 
 // Batch norm with its ReLU in one pass writes what the two passes write,
-// bit for bit, in either layout: NaN stays NaN, as reluForward keeps it.
+// bit for bit, in either layout: NaN stays NaN, as the ReLU kernel keeps
+// it.
 TEST(TileOps, BatchNormWithReluIsTheReluOfBatchNorm) {
+  BatchNormKernels &bn = cpuKernels<BatchNormKernels>();
   for (int64_t block : {1, 8, 16}) {
     SCOPED_TRACE(::testing::Message() << "block " << block);
     const int64_t n = 2, c = 32, hw = 11;
@@ -257,11 +288,12 @@ TEST(TileOps, BatchNormWithReluIsTheReluOfBatchNorm) {
     auto invStd = randomBuffer(c, rng, 0.5, 2);
     auto scale = randomBuffer(c, rng, 0.5, 1.5), shift = randomBuffer(c, rng);
     std::vector<float> y(x.size()), twoPasses(x.size()), fused(x.size());
-    batchNormForward(n, c, hw, block, x.data(), mean.data(), invStd.data(),
-                     scale.data(), shift.data(), y.data());
-    reluForward(int64_t(y.size()), y.data(), twoPasses.data());
-    batchNormForward(n, c, hw, block, x.data(), mean.data(), invStd.data(),
-                     scale.data(), shift.data(), fused.data(), /*relu=*/true);
+    bn.forward(n, c, hw, block, x.data(), mean.data(), invStd.data(),
+               scale.data(), shift.data(), y.data(), /*relu=*/false);
+    cpuKernels<ReluKernels>().forward(int64_t(y.size()), y.data(),
+                                      twoPasses.data());
+    bn.forward(n, c, hw, block, x.data(), mean.data(), invStd.data(),
+               scale.data(), shift.data(), fused.data(), /*relu=*/true);
     int negative = 0;
     for (size_t i = 0; i < y.size(); ++i) {
       negative += y[i] < 0;
@@ -282,9 +314,10 @@ TEST(TileOps, AddWithReluIsTheReluOfTheSum) {
   auto a = randomBuffer(count, rng), b = randomBuffer(count, rng);
   a[3] = std::nanf("");
   std::vector<float> sum(count), twoPasses(count), fused(count);
-  add(count, a.data(), b.data(), sum.data());
-  reluForward(count, sum.data(), twoPasses.data());
-  add(count, a.data(), b.data(), fused.data(), /*relu=*/true);
+  AddKernels &add = cpuKernels<AddKernels>();
+  add.forward(count, a.data(), b.data(), sum.data(), /*relu=*/false);
+  cpuKernels<ReluKernels>().forward(count, sum.data(), twoPasses.data());
+  add.forward(count, a.data(), b.data(), fused.data(), /*relu=*/true);
   for (int64_t i = 0; i < count; ++i) {
     if (i != 3) {
       EXPECT_EQ(fused[i], twoPasses[i]) << i;
@@ -298,11 +331,10 @@ TEST(TileOps, AddWithReluIsTheReluOfTheSum) {
 TEST(TileOps, BatchNormRefusesAnUnknownBlock) {
   std::vector<float> x(2 * 24 * 4);
   std::vector<double> sums(48);
-  EXPECT_THROW(batchNormPartialSums(2, 24, 4, 16, x.data(), sums.data(),
-                                    sums.data() + 24),
+  BatchNormKernels &bn = cpuKernels<BatchNormKernels>();
+  EXPECT_THROW(bn.partialSums(2, 24, 4, 16, x.data(), sums.data()),
                std::invalid_argument);
-  EXPECT_THROW(batchNormPartialSums(2, 24, 4, 4, x.data(), sums.data(),
-                                    sums.data() + 24),
+  EXPECT_THROW(bn.partialSums(2, 24, 4, 4, x.data(), sums.data()),
                std::invalid_argument);
 }
 
@@ -332,27 +364,32 @@ TEST(TileOps, SoftmaxCrossEntropySplitOverClassesEqualsWhole) {
     for (int64_t s = 0; s < n; ++s)
       for (int64_t j = bounds[t]; j < bounds[t + 1]; ++j)
         tiles[t].push_back(logits[s * k + j]);
-  std::vector<float> max(n, -INFINITY);
-  std::vector<double> sum(n, 0);
-  for (int t = 0; t < 3; ++t)
-    softmaxPartialMax(n, bounds[t + 1] - bounds[t], tiles[t].data(),
-                      max.data());
-  for (int t = 0; t < 3; ++t)
-    softmaxPartialSum(n, bounds[t + 1] - bounds[t], tiles[t].data(),
-                      max.data(), sum.data());
+  // Each tile's maxima and sums, combined as the all-reduces combine them.
+  SoftmaxCrossEntropyKernels &sce = cpuKernels<SoftmaxCrossEntropyKernels>();
+  std::vector<float> max(n, -INFINITY), tileMax = stale<float>(n);
+  std::vector<double> sum(n, 0), tileSum = stale<double>(n);
+  for (int t = 0; t < 3; ++t) {
+    sce.partialMax(n, bounds[t + 1] - bounds[t], tiles[t].data(),
+                   tileMax.data());
+    for (int64_t s = 0; s < n; ++s)
+      max[s] = std::max(max[s], tileMax[s]);
+  }
+  for (int t = 0; t < 3; ++t) {
+    sce.partialSum(n, bounds[t + 1] - bounds[t], tiles[t].data(), max.data(),
+                   tileSum.data());
+    accumulate(sum, tileSum);
+  }
   double loss = 0;
   for (int t = 0; t < 3; ++t)
-    loss += softmaxCrossEntropyPartialLoss(n, bounds[t + 1] - bounds[t],
-                                           bounds[t], tiles[t].data(),
-                                           labels.data(), max.data(),
-                                           sum.data());
+    loss +=
+        sce.partialLoss(n, bounds[t + 1] - bounds[t], bounds[t],
+                        tiles[t].data(), labels.data(), max.data(), sum.data());
   EXPECT_NEAR(loss / batch, wantLoss, 1e-6);
   for (int t = 0; t < 3; ++t) {
     int64_t width = bounds[t + 1] - bounds[t];
     std::vector<float> grad(n * width);
-    softmaxCrossEntropyBackward(n, width, bounds[t], batch, tiles[t].data(),
-                                labels.data(), max.data(), sum.data(),
-                                grad.data());
+    sce.backward(n, width, bounds[t], batch, tiles[t].data(), labels.data(),
+                 max.data(), sum.data(), grad.data());
     for (int64_t s = 0; s < n; ++s)
       for (int64_t j = 0; j < width; ++j)
         EXPECT_NEAR(grad[s * width + j], wantGrad[s * k + bounds[t] + j],
@@ -361,6 +398,7 @@ TEST(TileOps, SoftmaxCrossEntropySplitOverClassesEqualsWhole) {
 }
 
 TEST(TileOps, DropoutMaskDoesNotDependOnTheSplit) {
+  DropoutKernels &dropout = cpuKernels<DropoutKernels>();
   std::mt19937 rng(3);
   TileRegion whole;
   whole.rank = 4;
@@ -371,7 +409,7 @@ TEST(TileOps, DropoutMaskDoesNotDependOnTheSplit) {
   }
   auto in = randomBuffer(whole.volume(), rng, 0.5, 1.5);
   std::vector<float> out(in.size());
-  dropout(whole, 42, 7, 0.3f, in.data(), out.data());
+  dropout.apply(whole, 42, 7, 0.3f, in.data(), out.data());
   int64_t dropped = std::count(out.begin(), out.end(), 0.0f);
   EXPECT_NEAR(double(dropped) / out.size(), 0.3, 0.08);
   // The tile n in [1, 3), c in [2, 6), h in [1, 4), all w.
@@ -384,7 +422,7 @@ TEST(TileOps, DropoutMaskDoesNotDependOnTheSplit) {
       for (int64_t y = 1; y < 4; ++y)
         for (int64_t x = 0; x < 3; ++x)
           tileIn.push_back(in[((a * 6 + b) * 5 + y) * 3 + x]);
-  dropout(tile, 42, 7, 0.3f, tileIn.data(), tileOut.data());
+  dropout.apply(tile, 42, 7, 0.3f, tileIn.data(), tileOut.data());
   size_t i = 0;
   for (int64_t a = 1; a < 3; ++a)
     for (int64_t b = 2; b < 6; ++b)
@@ -393,14 +431,14 @@ TEST(TileOps, DropoutMaskDoesNotDependOnTheSplit) {
           EXPECT_EQ(tileOut[i++], out[((a * 6 + b) * 5 + y) * 3 + x]);
   // Another layer draws another mask.
   std::vector<float> other(in.size());
-  dropout(whole, 42, 8, 0.3f, in.data(), other.data());
+  dropout.apply(whole, 42, 8, 0.3f, in.data(), other.data());
   EXPECT_NE(other, out);
 }
 
 TEST(TileOps, SgdWithMomentumAndWeightDecay) {
   std::vector<float> p = {1.0f, -2.0f}, g = {0.5f, 0.25f}, v = {0.1f, 0.0f};
-  sgdMomentum(2, 0.1f, 0.9f, 0.01f, /*nesterov=*/false, p.data(), g.data(),
-              v.data());
+  cpuKernels<SgdKernels>().update(2, 0.1f, 0.9f, 0.01f, /*nesterov=*/false,
+                                  p.data(), g.data(), v.data());
   // d = g + 0.01 p; v = 0.9 v + d; p -= 0.1 v
   EXPECT_FLOAT_EQ(v[0], 0.9f * 0.1f + (0.5f + 0.01f * 1.0f));
   EXPECT_FLOAT_EQ(p[0], 1.0f - 0.1f * v[0]);
@@ -410,8 +448,8 @@ TEST(TileOps, SgdWithMomentumAndWeightDecay) {
 
 TEST(TileOps, SgdWithNesterovMomentum) {
   std::vector<float> p = {1.0f, -2.0f}, g = {0.5f, 0.25f}, v = {0.1f, 0.0f};
-  sgdMomentum(2, 0.1f, 0.9f, 0.01f, /*nesterov=*/true, p.data(), g.data(),
-              v.data());
+  cpuKernels<SgdKernels>().update(2, 0.1f, 0.9f, 0.01f, /*nesterov=*/true,
+                                  p.data(), g.data(), v.data());
   // As above, but the step is d + 0.9 v (the velocity looked ahead).
   for (int i = 0; i < 2; ++i) {
     float d = g[i] + 0.01f * (i == 0 ? 1.0f : -2.0f);
@@ -424,16 +462,17 @@ TEST(TileOps, SgdWithNesterovMomentum) {
 TEST(TileOps, BatchNormRunningStatisticsAsPyTorch) {
   // Channel 0 saw {1, 2, 3, 6}: mean 3, biased variance 3.5, unbiased 14/3.
   // Channel 1 saw {-1, -1, -1, -1}: mean -1, variance 0.
-  std::vector<double> sum = {12, -4}, sumSq = {50, 4};
+  // The sums, then the sums of squares.
+  std::vector<double> sums = {12, -4, 50, 4};
   std::vector<float> mean = {0.5f, 0}, var = {2, 1};
-  batchNormRunningUpdate(2, 4, 0.9, sum.data(), sumSq.data(), mean.data(),
-                         var.data());
+  BatchNormKernels &bn = cpuKernels<BatchNormKernels>();
+  bn.runningUpdate(2, 4, 0.9, sums.data(), mean.data(), var.data());
   EXPECT_FLOAT_EQ(mean[0], 0.9f * 0.5f + 0.1f * 3);
   EXPECT_FLOAT_EQ(var[0], 0.9f * 2 + 0.1f * 14.0f / 3);
   EXPECT_FLOAT_EQ(mean[1], 0.1f * -1);
   EXPECT_FLOAT_EQ(var[1], 0.9f);
   std::vector<float> invStd(2);
-  batchNormInvStd(2, 1e-5, var.data(), invStd.data());
+  bn.runningInvStd(2, 1e-5, var.data(), invStd.data());
   for (int ch = 0; ch < 2; ++ch)
     EXPECT_FLOAT_EQ(invStd[ch], 1 / std::sqrt(var[ch] + 1e-5f));
 }

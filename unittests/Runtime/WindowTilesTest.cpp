@@ -1,29 +1,32 @@
 //===- WindowTilesTest.cpp - tiles of window layers add up to the layer ---===//
 //
-// Every configuration's tiles, each run by the oneDNN kernels on its own
-// input box (halos included), reproduce the whole layer: outputs assemble
-// into the whole output, input gradients add up (summing where halos
-// overlap) to the whole input gradient, and weight gradients of replicas
-// add up to the whole weight gradient. This is parallel == serial for
-// convolutions, before any process is involved.
+// Every configuration's tiles (windowTile, hdrt/common/WindowTiles.h), each
+// run by the CPU kernels on its own input box (halos included), reproduce
+// the whole layer: outputs assemble into the whole output, input gradients
+// add up (summing where halos overlap) to the whole input gradient, and
+// weight gradients of replicas add up to the whole weight gradient. This is
+// parallel == serial for convolutions and pooling, before any process is
+// involved.
 //
 //===----------------------------------------------------------------------===//
 
 #include "hd/Tiling/ParallelConfig.h"
 #include "hd/Tiling/TileBox.h"
 #include "hdrt/common/WindowTiles.h"
-#include "hdrt/cpu/Kernels.h"
+#include "kernels/Conv2d/Conv2dKernels.h"
+#include "kernels/Pool2d/Pool2dKernels.h"
 
+#include "CpuKernels.h"
 #include "RandomBuffer.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
 using namespace hdrt;
-using namespace hdrt::cpu;
 
 namespace {
 
@@ -44,65 +47,90 @@ Box whole(std::vector<int64_t> shape) {
 double worstError(const std::vector<float> &a, const std::vector<float> &b) {
   double worst = 0;
   for (size_t i = 0; i < a.size(); ++i)
-    worst = std::max(worst, double(std::abs(a[i] - b[i])) / (1 + std::abs(b[i])));
+    worst =
+        std::max(worst, double(std::abs(a[i] - b[i])) / (1 + std::abs(b[i])));
   return worst;
+}
+
+/// A convolution tile, with the group arithmetic of the executor
+/// (exec/layers/Conv2d.cpp) restated: output channels [k0, k1) of a layer
+/// of K outputs in G groups read every input channel of groups k0 / (K/G)
+/// through (k1 - 1) / (K/G), and their weights are the rows from k0.
+struct ConvTile {
+  WindowTile window;
+  Conv2dShape shape;
+  int64_t firstOutChannel;
+};
+
+ConvTile convTile(const Conv2dShape &whole, const Box &out) {
+  int64_t outPerGroup = whole.outChannels / whole.groups;
+  int64_t inPerGroup = whole.window.c / whole.groups;
+  int64_t firstGroup = out.lo[1] / outPerGroup;
+  int64_t lastGroup = (out.hi[1] - 1) / outPerGroup + 1;
+  ConvTile t;
+  t.window = windowTile(whole.window, out, firstGroup * inPerGroup,
+                        lastGroup * inPerGroup);
+  t.shape.window = t.window.window;
+  t.shape.outChannels = out.hi[1] - out.lo[1];
+  t.shape.groups = lastGroup - firstGroup;
+  t.firstOutChannel = out.lo[1];
+  return t;
 }
 
 } // namespace
 
 TEST(ConvTile, TilesReproduceTheWholeLayer) {
+  Conv2dKernels &conv = cpuKernels<Conv2dKernels>();
   std::mt19937 rng(9);
-  std::vector<Conv2dLayer> layers = {
-      {2, 3, 11, 9, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 3x3 same
-      {2, 4, 13, 13, 6, 5, 3, 2, 2, 2, 1, 1, 0, 1, 1, 2},  // strided, grouped
-      {3, 2, 12, 10, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},  // dilated
-      {2, 4, 9, 9, 4, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},    // 1x1, stride 2
+  // Windows over the whole input, output channels, groups.
+  std::vector<Conv2dShape> layers = {
+      {{2, 3, 11, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, 4, 1},  // 3x3 same
+      {{2, 4, 13, 13, 5, 3, 2, 2, 2, 1, 1, 0, 1, 1}, 6, 2}, // strided, grouped
+      {{3, 2, 12, 10, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2}, 4, 1}, // dilated
+      {{2, 4, 9, 9, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1}, 4, 1},   // 1x1, stride 2
   };
   int configs = 0;
-  for (const Conv2dLayer &l : layers) {
-    std::vector<int64_t> inShape = {l.n, l.c, l.h, l.w};
-    std::vector<int64_t> outShape = {l.n, l.k, l.outH(), l.outW()};
-    int64_t taps = (l.c / l.groups) * l.kh * l.kw;
+  for (const Conv2dShape &l : layers) {
+    const Window2d &lw = l.window;
+    int64_t k = l.outChannels;
+    std::vector<int64_t> inShape = {lw.n, lw.c, lw.h, lw.w};
+    std::vector<int64_t> outShape = {lw.n, k, lw.outH(), lw.outW()};
+    int64_t taps = (lw.c / l.groups) * lw.kh * lw.kw;
     auto in = randomBuffer(hd::numElements(inShape), rng);
-    auto weight = randomBuffer(l.k * taps, rng);
-    auto bias = randomBuffer(l.k, rng);
+    auto weight = randomBuffer(k * taps, rng);
+    auto bias = randomBuffer(k, rng);
     auto dOut = randomBuffer(hd::numElements(outShape), rng);
 
     // The whole layer, one kernel call each, with the layer's own padding.
-    Conv2dShape all{{l.n, l.c, l.h, l.w, l.kh, l.kw, l.strideH, l.strideW,
-                     l.padTop, l.padLeft, l.padBottom, l.padRight,
-                     l.dilationH, l.dilationW},
-                    l.k,
-                    l.groups};
     std::vector<float> out(dOut.size()), dIn(in.size()), dW(weight.size()),
-        dB(l.k);
-    conv2dForward(all, in.data(), weight.data(), bias.data(), out.data());
-    conv2dBackwardData(all, dOut.data(), weight.data(), dIn.data());
-    conv2dBackwardWeights(all, in.data(), dOut.data(), dW.data(), dB.data());
+        dB(k);
+    conv.forward(l, in.data(), weight.data(), bias.data(), out.data());
+    conv.backwardData(l, dOut.data(), weight.data(), dIn.data());
+    conv.backwardWeights(l, in.data(), dOut.data(), dW.data(), dB.data());
 
     for (const hd::ParallelConfig &config : hd::enumerateConfigs(outShape, 4)) {
       if (l.groups > 1 && l.groups % config.degrees[1] != 0)
         continue; // The verifier forbids channel splits that cut groups.
       std::vector<float> tiledOut(out.size(), 0), tiledDIn(in.size(), 0),
-          tiledDW(weight.size(), 0), tiledDB(l.k, 0);
+          tiledDW(weight.size(), 0), tiledDB(k, 0);
       for (int64_t t = 0; t < config.tasks(); ++t) {
         Box outBox = boxOf(hd::tileOfTask(outShape, config.degrees, t));
         ConvTile tile = convTile(l, outBox);
-        std::vector<float> tin(tile.in.volume()), tout(outBox.volume()),
-            tdOut(outBox.volume()), tdIn(tile.in.volume()),
+        const Box &inBox = tile.window.in;
+        std::vector<float> tin(inBox.volume()), tout(outBox.volume()),
+            tdOut(outBox.volume()), tdIn(inBox.volume()),
             tdW(tile.shape.outChannels * taps), tdB(tile.shape.outChannels);
-        copyRegion(in.data(), whole(inShape), tin.data(), tile.in, tile.in);
+        copyRegion(in.data(), whole(inShape), tin.data(), inBox, inBox);
         copyRegion(dOut.data(), whole(outShape), tdOut.data(), outBox, outBox);
         const float *w = weight.data() + tile.firstOutChannel * taps;
         const float *b = bias.data() + tile.firstOutChannel;
-        conv2dForward(tile.shape, tin.data(), w, b, tout.data());
-        conv2dBackwardData(tile.shape, tdOut.data(), w, tdIn.data());
-        conv2dBackwardWeights(tile.shape, tin.data(), tdOut.data(),
-                              tdW.data(), tdB.data());
+        conv.forward(tile.shape, tin.data(), w, b, tout.data());
+        conv.backwardData(tile.shape, tdOut.data(), w, tdIn.data());
+        conv.backwardWeights(tile.shape, tin.data(), tdOut.data(), tdW.data(),
+                             tdB.data());
         copyRegion(tout.data(), outBox, tiledOut.data(), whole(outShape),
                    outBox);
-        addRegion(tdIn.data(), tile.in, tiledDIn.data(), whole(inShape),
-                  tile.in);
+        addRegion(tdIn.data(), inBox, tiledDIn.data(), whole(inShape), inBox);
         for (size_t i = 0; i < tdW.size(); ++i)
           tiledDW[tile.firstOutChannel * taps + i] += tdW[i];
         for (size_t i = 0; i < tdB.size(); ++i)
@@ -123,8 +151,9 @@ TEST(ConvTile, TilesReproduceTheWholeLayer) {
 // tiles' outputs assemble into the whole output and their input gradients
 // add up to the whole input gradient.
 TEST(PoolTile, TilesReproduceTheWholeLayer) {
+  Pool2dKernels &pool = cpuKernels<Pool2dKernels>();
   std::mt19937 rng(10);
-  std::vector<Pool2dLayer> layers = {
+  std::vector<Pool2dShape> layers = {
       {{2, 3, 11, 11, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1}, true, false},
       {{2, 4, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, false, true},
       {{1, 4, 10, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, false, false},
@@ -132,29 +161,33 @@ TEST(PoolTile, TilesReproduceTheWholeLayer) {
       {{2, 2, 8, 8, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1}, true, false},
   };
   int configs = 0;
-  for (const Pool2dLayer &l : layers) {
-    const Window2d &w = l.window;
+  for (const Pool2dShape &all : layers) {
+    const Window2d &w = all.window;
     std::vector<int64_t> inShape = {w.n, w.c, w.h, w.w};
     std::vector<int64_t> outShape = {w.n, w.c, w.outH(), w.outW()};
     auto in = randomBuffer(hd::numElements(inShape), rng);
     auto dOut = randomBuffer(hd::numElements(outShape), rng);
-    Pool2dShape all{w, l.max, l.countIncludePad};
     std::vector<float> out(dOut.size()), dIn(in.size());
-    pool2dForward(all, in.data(), out.data());
-    pool2dBackward(all, in.data(), dOut.data(), dIn.data());
+    pool.forward(all, in.data(), out.data(), /*workspace=*/nullptr);
+    pool.backward(all, in.data(), dOut.data(), dIn.data(),
+                  /*workspace=*/nullptr);
     for (const hd::ParallelConfig &config :
          hd::enumerateConfigs(outShape, 4)) {
       std::vector<float> tiledOut(out.size(), 0), tiledDIn(in.size(), 0);
       for (int64_t t = 0; t < config.tasks(); ++t) {
         Box outBox = boxOf(hd::tileOfTask(outShape, config.degrees, t));
-        PoolTile tile = poolTile(l, outBox);
+        // A pooling tile reads its own channels.
+        WindowTile tile = windowTile(w, outBox, outBox.lo[1], outBox.hi[1]);
+        Pool2dShape shape = all;
+        shape.window = tile.window;
         std::vector<float> tin(tile.in.volume()), tout(outBox.volume()),
             tdOut(outBox.volume()), tdIn(tile.in.volume());
         copyRegion(in.data(), whole(inShape), tin.data(), tile.in, tile.in);
         copyRegion(dOut.data(), whole(outShape), tdOut.data(), outBox,
                    outBox);
-        pool2dForward(tile.shape, tin.data(), tout.data());
-        pool2dBackward(tile.shape, tin.data(), tdOut.data(), tdIn.data());
+        pool.forward(shape, tin.data(), tout.data(), /*workspace=*/nullptr);
+        pool.backward(shape, tin.data(), tdOut.data(), tdIn.data(),
+                      /*workspace=*/nullptr);
         copyRegion(tout.data(), outBox, tiledOut.data(), whole(outShape),
                    outBox);
         addRegion(tdIn.data(), tile.in, tiledDIn.data(), whole(inShape),
