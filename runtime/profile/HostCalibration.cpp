@@ -226,7 +226,10 @@ double stragglerFraction(const LayerProfileRequest &r) {
   MPI_Allreduce(sums, total, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   double meanRun = total[1] / ranks, meanMet = total[2] / ranks,
          meanIdle = total[0] / ranks;
-  return std::max(0.0, (meanMet - meanIdle - meanRun) / meanRun);
+  // At most a whole run: a host so busy that the meeting comes later than
+  // that (other work time-sliced in) is not what the processes add, and
+  // the machine file would not load.
+  return std::clamp((meanMet - meanIdle - meanRun) / meanRun, 0.0, 1.0);
 }
 
 } // namespace
