@@ -7,46 +7,35 @@ syncs). Writes the section "cpu-training" of docs/results.md.
 
 usage: bench/cpu_training_bench.py [build-dir]
 """
-import json
 import os
 import platform
 import sys
 import tempfile
 
-from mpi_bench import ROOT, mpirun, run, write_section
+from hdbench import (ROOT, compile_program, import_onnx, read_json,
+                     run_program, write_section, zoo_model)
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
-BIN = os.path.join(BUILD, "bin")
 CASES = [("demo_cnn", 32, 12), ("alexnet", 16, 5)]  # model, batch, steps
 STRATEGIES = ["data", "layerwise"]
 PROCESSES = [1, 2, 4]
-
 
 
 def main():
     tmp = tempfile.mkdtemp(prefix="hd-cpu-bench-")
     rows = []
     for model, batch, steps in CASES:
-        src = os.path.join(tmp, model + ".mlir")
-        run([os.path.join(BIN, "hd-translate"), "--import-onnx",
-             os.path.join(ROOT, "models", model + ".onnx"),
-             "--batch-size=%d" % batch, "-o", src])
+        src = import_onnx(BUILD, zoo_model(model),
+                          os.path.join(tmp, model + ".mlir"), batch)
         for n in PROCESSES:
             for strategy in STRATEGIES if n > 1 else ["data"]:
                 tag = "%s-%s-%d" % (model, strategy, n)
-                low, exe = (os.path.join(tmp, tag + s) for s in (".low.mlir", ""))
-                report, metrics = (os.path.join(tmp, tag + s)
-                                   for s in (".report.json", ".metrics.json"))
-                run([os.path.join(BIN, "hd-opt"), src,
-                     "--layerwise-parallelize=devices=%d machine=cpu "
-                     "strategy=%s report=%s" % (n, strategy, report),
-                     "--hd-insert-transfers", "--hd-lower-to-runtime", "-o", low])
-                run([os.path.join(BIN, "hd-translate"), "--hd-to-executable",
-                     low, "-o", exe])
-                run(mpirun(n) + [exe, "--steps", str(steps), "--quiet",
-                                 "--metrics", metrics], timeout=1800)
-                m = json.load(open(metrics))
-                r = json.load(open(report))
+                exe, report, metrics = (os.path.join(tmp, tag + s) for s in
+                                        ("", ".report.json", ".metrics.json"))
+                compile_program(BUILD, src, exe, n, "cpu", strategy, report)
+                m = run_program(exe, ["--steps", str(steps), "--quiet"],
+                                metrics, n, timeout=1800)
+                r = read_json(report)
                 rows.append((model, batch, strategy, n, m, r["predicted_ms"]))
                 print(tag, "%.1f images/s" % m["images_per_s"], flush=True)
 

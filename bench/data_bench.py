@@ -23,10 +23,10 @@ import tempfile
 import numpy as np
 from PIL import Image
 
-from mpi_bench import ROOT, mpirun, run, write_section
+from hdbench import (ROOT, compile_program, import_onnx, run, run_program,
+                     search, tool, write_section, zoo_model)
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
-BIN = os.path.join(BUILD, "bin")
 IMAGES, CLASSES = 512, 8
 FASHION = "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
 
@@ -56,7 +56,7 @@ def make_images(tmp):
 
 
 def reader(path, shape, threads, labels=None):
-    cmd = [os.path.join(BIN, "hdrt-data-bench"), path, "--shape", shape,
+    cmd = [tool(BUILD, "hdrt-data-bench"), path, "--shape", shape,
            "--threads", str(threads), "--images", str(IMAGES)]
     r = json.loads(run(cmd + (["--labels", labels] if labels else [])).stdout)
     print(r["data"], threads, "%.0f images/s" % r["images_per_s"], flush=True)
@@ -64,33 +64,22 @@ def reader(path, shape, threads, labels=None):
 
 
 def alexnet_on_jpegs(tmp):
-    src, low = os.path.join(tmp, "alexnet.mlir"), os.path.join(tmp, "a.low.mlir")
-    exe, metrics = os.path.join(tmp, "alexnet"), os.path.join(tmp, "a.json")
-    run([os.path.join(BIN, "hd-translate"), "--import-onnx",
-         os.path.join(ROOT, "models", "alexnet.onnx"), "--batch-size=16",
-         "-o", src])
-    run([os.path.join(BIN, "hd-opt"), src,
-         "--layerwise-parallelize=devices=2 machine=cpu",
-         "--hd-insert-transfers", "--hd-lower-to-runtime", "-o", low])
-    run([os.path.join(BIN, "hd-translate"), "--hd-to-executable", low,
-         "-o", exe])
-    run(mpirun(2) + [exe, "--data", os.path.join(tmp, "jpeg"), "--steps", "5",
-                     "--shuffle", "--augment", "flip,crop=16",
-                     "--mean", "0.485,0.456,0.406",
-                     "--std", "0.229,0.224,0.225", "--quiet",
-                     "--metrics", metrics], timeout=1800)
-    return json.load(open(metrics))
+    src = import_onnx(BUILD, zoo_model("alexnet"),
+                      os.path.join(tmp, "alexnet.mlir"), 16)
+    exe = compile_program(BUILD, src, os.path.join(tmp, "alexnet"), 2, "cpu")
+    return run_program(exe, ["--data", os.path.join(tmp, "jpeg"), "--steps",
+                             "5", "--shuffle", "--augment", "flip,crop=16",
+                             "--mean", "0.485,0.456,0.406",
+                             "--std", "0.229,0.224,0.225", "--quiet"],
+                       os.path.join(tmp, "a.json"), 2, timeout=1800)
 
 
 def resnet50_per_h200(tmp):
-    src, report = os.path.join(tmp, "r.mlir"), os.path.join(tmp, "r.json")
-    run([os.path.join(BIN, "hd-translate"), "--import-onnx",
-         os.path.join(ROOT, "models", "resnet50.onnx"), "--batch-size=256",
-         "-o", src])
-    run([os.path.join(BIN, "hd-opt"), src, "-o", "/dev/null",
-         "--layerwise-parallelize=devices=8 machine=h200-node strategy=data "
-         "report=" + report])
-    return json.load(open(report))["images_per_s"] / 8
+    src = import_onnx(BUILD, zoo_model("resnet50"),
+                      os.path.join(tmp, "r.mlir"), 256)
+    report = search(BUILD, src, os.path.join(tmp, "r.json"), 8, "h200-node",
+                    "data")
+    return report["images_per_s"] / 8
 
 
 def main():

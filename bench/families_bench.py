@@ -14,13 +14,13 @@ usage: bench/families_bench.py [build-dir] [--search-only] [--arch NAME]...
   leaves docs/results.md alone. --arch: only these families.
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 
-from mpi_bench import ROOT, host, least_memory, write_section
+from hdbench import (ROOT, ToolError, host, import_onnx, least_memory,
+                     mpi_env, search as search_report, write_section)
 
 ARGS = argparse.ArgumentParser()
 ARGS.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
@@ -28,7 +28,8 @@ ARGS.add_argument("--search-only", action="store_true")
 ARGS.add_argument("--arch", action="append")
 ARGS = ARGS.parse_args()
 BUILD = ARGS.build
-BIN = os.path.join(BUILD, "bin")
+# train_family.sh finds the tools on PATH, from the directory it works in.
+BIN = os.path.join(os.path.abspath(BUILD), "bin")
 INPUTS = os.path.join(ROOT, "test", "Training", "Inputs")
 sys.path.insert(0, INPUTS)
 import torchvision_reference as ref  # noqa: E402
@@ -57,21 +58,14 @@ def first_error(stderr):
 
 
 def search(onnx, tmp, machine, devices, strategy):
-    mlir = os.path.join(tmp, f"m{devices}.mlir")
-    if not os.path.exists(mlir):
-        r = subprocess.run([f"{BIN}/hd-translate", "--import-onnx", onnx,
-                            f"--batch-size={PER_DEVICE * devices}", "-o", mlir],
-                           capture_output=True, text=True)
-        if r.returncode:
-            return None, first_error(r.stderr)
-    report = os.path.join(tmp, "r.json")
-    r = subprocess.run([f"{BIN}/hd-opt", mlir, "-o", os.devnull,
-                        f"--layerwise-parallelize=devices={devices} "
-                        f"machine={machine} strategy={strategy} report={report}"],
-                       capture_output=True, text=True)
-    if r.returncode:
-        return None, first_error(r.stderr)
-    return json.load(open(report)), ""
+    try:
+        mlir = os.path.join(tmp, f"m{devices}.mlir")
+        if not os.path.exists(mlir):
+            import_onnx(BUILD, onnx, mlir, PER_DEVICE * devices)
+        return search_report(BUILD, mlir, os.path.join(tmp, "r.json"),
+                             devices, machine, strategy), ""
+    except ToolError as e:
+        return None, first_error(e.stderr)
 
 
 def train(arch, opset, tmp):
@@ -79,11 +73,8 @@ def train(arch, opset, tmp):
                         os.path.join(tmp, f"train-{arch}-{opset}"), arch,
                         str(opset)],
                        capture_output=True, text=True,
-                       env=dict(os.environ, PATH=BIN + ":" + os.environ["PATH"],
-                                OMPI_ALLOW_RUN_AS_ROOT="1",
-                                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                                OMPI_MCA_rmaps_base_oversubscribe="1",
-                                OMP_NUM_THREADS="1"))
+                       env=mpi_env(PATH=BIN + ":" + os.environ["PATH"],
+                                   OMP_NUM_THREADS="1"))
     lines = r.stdout.strip().splitlines()
     return r.returncode == 0, lines[-1] if lines else first_error(r.stderr)
 

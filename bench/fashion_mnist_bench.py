@@ -10,17 +10,16 @@ of docs/results.md.
 
 usage: bench/fashion_mnist_bench.py [build-dir]
 """
-import json
 import os
 import platform
 import sys
 import tempfile
 import time
 
-from mpi_bench import ROOT, mpirun, run, write_section
+from hdbench import (ROOT, compile_program, import_onnx, read_json, run,
+                     run_program, write_section)
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
-BIN = os.path.join(BUILD, "bin")
 FASHION = "/usr/share/datasets/fashion-mnist"
 REFERENCE = os.path.join(ROOT, "test", "Training", "Inputs", "hd_reference.py")
 BATCH, LR, MEAN, STD, SEED = 64, 0.05, 0.286, 0.353, 3
@@ -28,24 +27,17 @@ STEPS = 938  # one epoch of 60,000 at 64
 
 
 def train_hd(tmp, init, processes, strategy, extra, tag):
-    low, exe = (os.path.join(tmp, tag + s) for s in (".low.mlir", ""))
-    run([os.path.join(BIN, "hd-opt"), os.path.join(tmp, "lenet.mlir"),
-         "--layerwise-parallelize=devices=%d machine=cpu strategy=%s" % (
-             processes, strategy),
-         "--hd-insert-transfers", "--hd-lower-to-runtime", "-o", low])
-    run([os.path.join(BIN, "hd-translate"), "--hd-to-executable", low,
-         "-o", exe])
-    metrics = os.path.join(tmp, tag + ".json")
+    exe = compile_program(BUILD, os.path.join(tmp, "lenet.mlir"),
+                          os.path.join(tmp, tag), processes, "cpu", strategy)
     start = time.time()
-    run(mpirun(processes) + [
-        exe, "--init", init,
+    m = run_program(exe, [
+        "--init", init,
         "--data", FASHION + "/train-images-idx3-ubyte.gz",
         "--eval-data", FASHION + "/t10k-images-idx3-ubyte.gz",
         "--lr", str(LR), "--shuffle", "--mean", str(MEAN), "--std", str(STD),
-        "--seed", str(SEED), "--quiet", "--metrics", metrics] + extra,
-        timeout=3600)
+        "--seed", str(SEED), "--quiet"] + extra,
+        os.path.join(tmp, tag + ".json"), processes, timeout=3600)
     wall = time.time() - start
-    m = json.load(open(metrics))
     print(tag, "top1 %.4f" % m["eval"][-1]["top1"],
           "%.1f s" % wall, flush=True)
     return m, wall
@@ -57,7 +49,7 @@ def train_pytorch(out, threads):
          "--eval-samples", "10000", "--lr", str(LR), "--shuffle",
          "--mean", str(MEAN), "--std", str(STD), "--seed", str(SEED),
          "--threads", str(threads)], timeout=3600)
-    ref = json.load(open(os.path.join(out, "reference.json")))
+    ref = read_json(os.path.join(out, "reference.json"))
     print("pytorch-%d top1 %.4f" % (threads, ref["eval"]["top1"]), flush=True)
     return ref
 
@@ -79,8 +71,7 @@ def main():
             for t in sorted({1, threads})}
     ref = refs[1]
     init = os.path.join(tmp, "pytorch-1", "init.onnx")
-    run([os.path.join(BIN, "hd-translate"), "--import-onnx", init,
-         "--batch-size=%d" % BATCH, "-o", os.path.join(tmp, "lenet.mlir")])
+    import_onnx(BUILD, init, os.path.join(tmp, "lenet.mlir"), BATCH)
 
     epoch = ["--epochs", "1"]
     cases = [(1, "data", epoch, "1 epoch"), (2, "data", epoch, "1 epoch"),

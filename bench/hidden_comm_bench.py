@@ -13,13 +13,13 @@ Writes the section "hidden-communication" of docs/results.md.
 usage: bench/hidden_comm_bench.py [build-dir] [--steps N] [--repeats R]
 """
 import argparse
-import json
 import os
 import statistics
 import tempfile
 import time
 
-from mpi_bench import ROOT, host, mpirun, run, write_section
+from hdbench import (ROOT, compile_program, host, import_onnx, run_program,
+                     write_section, zoo_model)
 
 BATCH = {"alexnet": 8, "resnet50": 2}
 OVERLAP_CASES = [("resnet50", "data", 2)]
@@ -27,20 +27,12 @@ TRANSFER_CASES = [(m, s, n) for m in ("alexnet", "resnet50")
                   for n in (2, 4) for s in ("model", "layerwise")]
 
 
-def compile_case(binary, tmp, model, strategy, n):
+def compile_case(build, tmp, model, strategy, n):
     src = os.path.join(tmp, "%s.mlir" % model)
     if not os.path.exists(src):
-        run([binary("hd-translate"), "--import-onnx",
-             os.path.join(ROOT, "models", model + ".onnx"),
-             "--batch-size=%d" % BATCH[model], "-o", src])
-    tag = "%s-%s-%d" % (model, strategy, n)
-    low, exe = (os.path.join(tmp, tag + ext) for ext in (".low.mlir", ".exe"))
-    run([binary("hd-opt"), src,
-         "--layerwise-parallelize=devices=%d machine=cpu strategy=%s" %
-         (n, strategy), "--hd-insert-transfers", "--hd-lower-to-runtime",
-         "-o", low])
-    run([binary("hd-translate"), "--hd-to-executable", low, "-o", exe])
-    return exe
+        import_onnx(build, zoo_model(model), src, BATCH[model])
+    return compile_program(build, src, os.path.join(
+        tmp, "%s-%s-%d.exe" % (model, strategy, n)), n, "cpu", strategy)
 
 
 def measure(exe, n, flag, steps, repeats, tmp):
@@ -50,10 +42,9 @@ def measure(exe, n, flag, steps, repeats, tmp):
     runs = {"off": [], "on": []}
     for _ in range(repeats):
         for mode in ("off", "on"):
-            out = os.path.join(tmp, "metrics.json")
-            run(mpirun(n) + [exe, "--steps", str(steps), "--quiet",
-                             flag, mode, "--metrics", out], timeout=3600)
-            runs[mode].append(json.load(open(out)))
+            runs[mode].append(run_program(
+                exe, ["--steps", str(steps), "--quiet", flag, mode],
+                os.path.join(tmp, "metrics.json"), n, timeout=3600))
     result = {}
     for mode, metrics in runs.items():
         steps_ms = [s for m in metrics for s in m["step_ms"][1:]]
@@ -72,13 +63,12 @@ def main():
     p.add_argument("--steps", type=int, default=8)
     p.add_argument("--repeats", type=int, default=2)
     args = p.parse_args()
-    binary = lambda tool: os.path.join(args.build, "bin", tool)
     tmp = tempfile.mkdtemp(prefix="hd-hidden-")
     started = time.time()
 
     overlap = []
     for model, strategy, n in OVERLAP_CASES:
-        exe = compile_case(binary, tmp, model, strategy, n)
+        exe = compile_case(args.build, tmp, model, strategy, n)
         r = measure(exe, n, "--overlap-sync", args.steps, args.repeats, tmp)
         overlap.append((model, strategy, n, r))
         print("%s %s %d: sync off %.1f/%.1f ms, on %.1f/%.1f ms" % (
@@ -86,7 +76,7 @@ def main():
             r["on"]["exposed"], r["on"]["sync"]), flush=True)
     transfers = []
     for model, strategy, n in TRANSFER_CASES:
-        exe = compile_case(binary, tmp, model, strategy, n)
+        exe = compile_case(args.build, tmp, model, strategy, n)
         r = measure(exe, n, "--early-transfers", args.steps, args.repeats, tmp)
         # Posting early moves the same values; only the order in which a
         # producer's readers add their gradients in may differ. Later steps

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times the front end on the zoo: ONNX import (hd-translate --import-onnx) and
 # parse + verify + print of the result (hd-opt), median of N runs each, and
-# writes the table into docs/results.md (section "import").
+# writes the table into docs/results.md (section "import"; $HD_RESULTS names
+# another file).
 #   usage: bench/import_bench.sh [build-dir] [runs]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,6 +11,7 @@ runs=${2:-7}
 bin=$build/bin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+hdbench() { /usr/bin/python3 "$root/bench/hdbench.py" "$@"; }
 
 median_ms() { # command... -> median wall time in ms over $runs runs
   local times=()
@@ -29,9 +31,11 @@ median_ms() { # command... -> median wall time in ms over $runs runs
   echo
   echo "| model | ONNX nodes | hd layers | import ms | hd-opt parse+verify ms |"
   echo "|---|---|---|---|---|"
+  # The timed commands call the tools themselves, not through the bench
+  # helper, so that Python's start-up is not timed with them.
   for m in alexnet vgg16 inception_v3 resnet50; do
     onnx=$root/models/$m.onnx
-    "$bin/hd-translate" --import-onnx "$onnx" --batch-size=32 -o "$tmp/$m.mlir"
+    hdbench import "$build" "$onnx" 32 "$tmp/$m.mlir"
     nodes=$(/usr/bin/python3 -c "import onnx,sys; print(len(onnx.load(sys.argv[1]).graph.node))" "$onnx")
     layers=$(grep -c '= hd\.' "$tmp/$m.mlir")
     imp=$(median_ms "$bin/hd-translate" --import-onnx "$onnx" --batch-size=32 -o "$tmp/x.mlir")
@@ -40,4 +44,4 @@ median_ms() { # command... -> median wall time in ms over $runs runs
   done
 } > "$tmp/section.md"
 cat "$tmp/section.md"
-/usr/bin/python3 "$root/bench/results_section.py" "$root/docs/results.md" import < "$tmp/section.md"
+hdbench section import < "$tmp/section.md"

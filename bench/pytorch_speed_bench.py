@@ -18,7 +18,8 @@ import subprocess
 import sys
 import tempfile
 
-from mpi_bench import ROOT, host, run, write_section
+from hdbench import (ROOT, compile_program, host, import_onnx, read_json,
+                     run_program, write_section, zoo_model)
 
 CASES = [("alexnet", 16), ("resnet50", 8), ("inception_v3", 4), ("vgg16", 4)]
 PYTHON = "/usr/bin/python3"  # Debian's, with python3-torch
@@ -91,23 +92,17 @@ def hd_kind(span):
     return kind + " " + phase
 
 
-def hd_run(bin_dir, tmp, model, batch, steps):
-    src, low, exe = (os.path.join(tmp, model + s) for s in
-                     (".mlir", ".low.mlir", ""))
-    metrics, trace = (os.path.join(tmp, model + s) for s in
-                      (".metrics.json", ".trace.json"))
-    run([os.path.join(bin_dir, "hd-translate"), "--import-onnx",
-         os.path.join(ROOT, "models", model + ".onnx"),
-         "--batch-size=%d" % batch, "-o", src])
-    run([os.path.join(bin_dir, "hd-opt"), src,
-         "--layerwise-parallelize=devices=1 machine=cpu strategy=data",
-         "--hd-insert-transfers", "--hd-lower-to-runtime", "-o", low])
-    run([os.path.join(bin_dir, "hd-translate"), "--hd-to-executable", low,
-         "-o", exe])
-    run([exe, "--steps", str(steps), "--quiet", "--metrics", metrics,
-         "--trace", trace], timeout=3600)
-    m = json.load(open(metrics))
-    events = json.load(open(trace))
+def hd_run(build, tmp, model, batch, steps):
+    """hd's step on one process with every core: run alone, not under
+    mpirun, which would bind it to one core."""
+    src = import_onnx(build, zoo_model(model),
+                      os.path.join(tmp, model + ".mlir"), batch)
+    exe = compile_program(build, src, os.path.join(tmp, model), 1, "cpu",
+                          "data")
+    trace = os.path.join(tmp, model + ".trace.json")
+    m = run_program(exe, ["--steps", str(steps), "--quiet", "--trace", trace],
+                    os.path.join(tmp, model + ".metrics.json"), timeout=3600)
+    events = read_json(trace)
     events = events["traceEvents"] if isinstance(events, dict) else events
     kinds = collections.Counter()
     for e in events:
@@ -136,11 +131,10 @@ def main():
     ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
     ap.add_argument("--steps", type=int, default=6)
     args = ap.parse_args()
-    bin_dir = os.path.join(args.build, "bin")
     tmp = tempfile.mkdtemp(prefix="hd-torch-bench-")
     rows, breakdowns = [], []
     for model, batch in CASES:
-        hd_ms, hd_kinds = hd_run(bin_dir, tmp, model, batch, args.steps)
+        hd_ms, hd_kinds = hd_run(args.build, tmp, model, batch, args.steps)
         torch_ms, torch_kinds = torch_run(model, batch, args.steps)
         rows.append((model, batch, hd_ms, torch_ms))
         breakdowns.append((model, batch, hd_kinds, torch_kinds))

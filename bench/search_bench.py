@@ -7,17 +7,16 @@ batch 512 on 16 devices). Writes the section "search" of docs/results.md.
 
 usage: bench/search_bench.py [build-dir]
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
-from mpi_bench import ROOT, host, least_memory, write_section
+from hdbench import (ROOT, ToolError, host, import_onnx, least_memory,
+                     machine_file, machine_variant, search, write_section,
+                     zoo_model)
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
-BIN = os.path.join(BUILD, "bin")
 MODELS = ["alexnet", "vgg16", "inception_v3", "resnet50"]
 STRATEGIES = ["data", "model", "owt", "layerwise"]
 DEVICES = [1, 2, 4, 8, 16]
@@ -37,28 +36,19 @@ PAPER_ONE_GPU = {"alexnet": 700, "vgg16": 180, "inception_v3": 155}
 PAPER_BYTES = {"alexnet": (0.37, 9), "vgg16": (1.58, 16), "inception_v3": (2.24, 2.83)}
 
 
-def run(cmd):
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-
-
 def imported(tmp, model, batch):
     path = os.path.join(tmp, f"{model}_{batch}.mlir")
     if not os.path.exists(path):
-        run([f"{BIN}/hd-translate", "--import-onnx", f"{ROOT}/models/{model}.onnx",
-             f"--batch-size={batch}", "-o", path])
+        import_onnx(BUILD, zoo_model(model), path, batch)
     return path
 
 
 def predict(tmp, model, devices, strategy, machine):
     mlir = imported(tmp, model, PER_DEVICE * devices)
-    report = os.path.join(tmp, "r.json")
     start = time.perf_counter()
-    run([f"{BIN}/hd-opt", mlir, "-o", os.devnull,
-         f"--layerwise-parallelize=devices={devices} machine={machine} "
-         f"strategy={strategy} report={report}"])
-    wall = time.perf_counter() - start
-    r = json.load(open(report))
-    r["wall_s"] = wall
+    r = search(BUILD, mlir, os.path.join(tmp, "r.json"), devices, machine,
+               strategy)
+    r["wall_s"] = time.perf_counter() - start
     return r
 
 
@@ -79,15 +69,8 @@ def exactness(report):
 
 def with_memory(tmp, gib):
     """p100-cluster's figures with `gib` per device and no reserve."""
-    machine = {"name": f"p100-{gib:.3f}gib", "nodes": 4, "devices_per_node": 4,
-               "peak_gflops": 10600, "mem_gbps": 732, "mem_gib": gib,
-               "mem_reserve_gib": 0, "launch_us": 10, "efficiency": 0.45,
-               "intra_node_gbps": 20, "device_gbps": 60,
-               "inter_node_gbps": 12.5, "latency_us": 10}
-    path = os.path.join(tmp, f"p100-{gib:.3f}.json")
-    with open(path, "w") as f:
-        json.dump(machine, f)
-    return path
+    return machine_file(tmp, "p100-cluster", name=f"p100-{gib:.3f}gib",
+                        mem_gib=gib, mem_reserve_gib=0)
 
 
 def within_memory(tmp, model, strategy, machine):
@@ -96,13 +79,10 @@ def within_memory(tmp, model, strategy, machine):
     report = os.path.join(tmp, "m.json")
     if os.path.exists(report):
         os.remove(report)
-    p = subprocess.run([f"{BIN}/hd-opt", mlir, "-o", os.devnull,
-                        f"--layerwise-parallelize=devices=16 machine={machine} "
-                        f"strategy={strategy} report={report}"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if p.returncode != 0:
-        return {"error": p.stderr.strip()}
-    return json.load(open(report))
+    try:
+        return search(BUILD, mlir, report, 16, machine, strategy)
+    except ToolError as e:
+        return {"error": e.stderr.strip()}
 
 
 def memory_section(tmp, out):
@@ -238,8 +218,9 @@ def main():
         out.append("| model | layers | 4 dev ms | 16 dev ms | 64 dev ms | 64 dev hd-opt wall s "
                    "| optimal | fastest fits |")
         out.append("|---|---|---|---|---|---|---|---|")
+        p100_64 = machine_variant(os.path.join(ROOT, "bench/machines/p100-64.json"), tmp)
         for model in MODELS:
-            r64 = predict(tmp, model, 64, "layerwise", os.path.join(ROOT, "bench/machines/p100-64.json"))
+            r64 = predict(tmp, model, 64, "layerwise", p100_64)
             out.append(f"| {model} | {len(r64['layers'])} | {results[(model, 4, 'layerwise')]['search_ms']:.0f} "
                        f"| {results[(model, 16, 'layerwise')]['search_ms']:.0f} | {r64['search_ms']:.0f} "
                        f"| {r64['wall_s']:.1f} | {exactness(r64)} "

@@ -11,7 +11,6 @@ docs/results.md.
 usage: bench/search_scale_bench.py [build-dir] [--limit SECONDS]
 """
 import argparse
-import json
 import os
 import signal
 import subprocess
@@ -19,7 +18,8 @@ import sys
 import tempfile
 import time
 
-from mpi_bench import ROOT, host, least_memory, write_section
+from hdbench import (ROOT, host, import_onnx, least_memory, machine_file,
+                     read_json, search_command, write_section, zoo_model)
 
 MODELS = ["alexnet", "vgg16", "resnet50", "inception_v3"]
 DEVICES = [16, 64, 256, 1024, 2048]
@@ -30,22 +30,17 @@ GOALS = {("resnet50", 256): 3, ("inception_v3", 1024): 60,
 
 
 def h200_nodes(tmp, devices):
-    machine = {"name": f"h200-x{devices}", "nodes": devices // 8,
-               "devices_per_node": 8, "peak_gflops": 66900, "mem_gbps": 4800,
-               "mem_gib": 141, "launch_us": 5, "efficiency": 0.5,
-               "intra_node_gbps": 450, "device_gbps": 450,
-               "inter_node_gbps": 50, "latency_us": 5}
-    path = os.path.join(tmp, f"h200-x{devices}.json")
-    with open(path, "w") as f:
-        json.dump(machine, f)
-    return path
+    """h200-node's figures, with as many nodes as `devices` needs."""
+    return machine_file(tmp, "h200-node", name=f"h200-x{devices}",
+                        nodes=devices // 8)
 
 
-def plan(bin_dir, mlir, machine, devices, strategy, report, limit):
-    """(wall seconds, peak RSS bytes, report or None when stopped/failed)."""
-    cmd = ["/usr/bin/time", "-f", "%M", f"{bin_dir}/hd-opt", mlir, "-o",
-           os.devnull, f"--layerwise-parallelize=devices={devices} "
-           f"machine={machine} strategy={strategy} report={report}"]
+def plan(build, mlir, machine, devices, strategy, report, limit):
+    """(wall seconds, peak RSS bytes, report or None when stopped/failed).
+    Runs the search itself rather than through hdbench.search: it measures
+    hd-opt under /usr/bin/time and stops it at the limit."""
+    cmd = ["/usr/bin/time", "-f", "%M"] + search_command(
+        build, mlir, devices, machine, strategy, report)
     start = time.perf_counter()
     # Its own process group: a stopped run must not go on under /usr/bin/time
     # and slow the runs after it.
@@ -64,7 +59,7 @@ def plan(bin_dir, mlir, machine, devices, strategy, report, limit):
         least = least_memory(message)
         return wall, rss, {"error": f"nothing fits (least {least})"
                            if least else message}
-    return wall, rss, json.load(open(report))
+    return wall, rss, read_json(report)
 
 
 def main():
@@ -72,7 +67,6 @@ def main():
     ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
     ap.add_argument("--limit", type=float, default=120)
     args = ap.parse_args()
-    bin_dir = os.path.join(args.build, "bin")
     out = ["## Search time against the device count", ""]
     out.append(f"Command: `bench/search_scale_bench.py {os.path.relpath(args.build, ROOT)}"
                f" --limit {args.limit:g}`. Machine: {host()}.")
@@ -90,13 +84,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for model in MODELS:
             mlir = os.path.join(tmp, f"{model}.mlir")
-            subprocess.run([f"{bin_dir}/hd-translate", "--import-onnx",
-                            f"{ROOT}/models/{model}.onnx", f"--batch-size={BATCH}",
-                            "-o", mlir], check=True)
+            import_onnx(args.build, zoo_model(model), mlir, BATCH)
             for d in DEVICES:
                 machine = h200_nodes(tmp, d)
                 report = os.path.join(tmp, "r.json")
-                wall, rss, r = plan(bin_dir, mlir, machine, d, "layerwise",
+                wall, rss, r = plan(args.build, mlir, machine, d, "layerwise",
                                     report, args.limit)
                 goal = GOALS.get((model, d))
                 goal_text = f"< {goal} s" if goal else ""
@@ -110,7 +102,7 @@ def main():
                                f"{r['error']} | | | | {goal_text} |")
                     print(out[-1], flush=True)
                     continue
-                _, _, data = plan(bin_dir, mlir, machine, d, "data",
+                _, _, data = plan(args.build, mlir, machine, d, "data",
                                   os.path.join(tmp, "d.json"), args.limit)
                 speedup = (f"{data['predicted_ms'] / r['predicted_ms']:.2f}x"
                            if data and "error" not in data else "-")
@@ -124,12 +116,12 @@ def main():
                            f"{search['exact']} | {search.get('rounds') or '-'} | "
                            f"{exact_tables} | {speedup} | {met} |")
                 print(out[-1], flush=True)
-        out += densenet(bin_dir, tmp, args.limit)
+        out += densenet(args.build, tmp, args.limit)
     print("\n".join(out))
     sys.exit(write_section("search-scale", out))
 
 
-def densenet(bin_dir, tmp, limit):
+def densenet(build, tmp, limit):
     """DenseNet-121 at batch 512 on p100-cluster (16 devices): the graph
     that is not series-parallel, searched with the mini-bucket bound. Its
     export comes from Debian's torchvision, as the families tests do."""
@@ -142,24 +134,17 @@ def densenet(bin_dir, tmp, limit):
     if exported.returncode:
         return ["", "DenseNet-121: not measured (torchvision export failed: "
                 f"{exported.stderr.strip().splitlines()[-1:]})."]
-    subprocess.run([f"{bin_dir}/hd-translate", "--import-onnx", onnx,
-                    "--batch-size=512", "-o", mlir], check=True)
+    import_onnx(build, onnx, mlir, 512)
     out = ["", "DenseNet-121 (not series-parallel), batch 512 on 16 devices: "
            "`p100-cluster` (16 GiB, where the fastest strategy does not fit) "
            "and the same machine with 64 GiB. Goal: exact or a proven gap "
            "under 1% in under 5 s.", "",
            "| machine | wall s | peak MB | predicted ms | lower bound ms | proven gap | memory binds |",
            "|---|---|---|---|---|---|---|"]
-    big = os.path.join(tmp, "p100-64gib.json")
-    with open(big, "w") as f:
-        json.dump({"name": "p100-64gib", "nodes": 4, "devices_per_node": 4,
-                   "peak_gflops": 10600, "mem_gbps": 732, "mem_gib": 64,
-                   "launch_us": 10, "efficiency": 0.45, "intra_node_gbps": 20,
-                   "device_gbps": 60, "inter_node_gbps": 12.5,
-                   "latency_us": 10}, f)
+    big = machine_file(tmp, "p100-cluster", name="p100-64gib", mem_gib=64)
     for machine, name in [("p100-cluster", "p100-cluster"), (big, "p100, 64 GiB")]:
         report = os.path.join(tmp, "dn.json")
-        wall, rss, r = plan(bin_dir, mlir, machine, 16, "layerwise", report,
+        wall, rss, r = plan(build, mlir, machine, 16, "layerwise", report,
                             limit)
         if r is None or "error" in r:
             out.append(f"| {name} | {wall:.1f} | | {r['error'] if r else 'stopped'} | | | |")

@@ -23,7 +23,8 @@ import sys
 import tempfile
 import time
 
-from mpi_bench import ROOT, mpirun, run, write_section
+from hdbench import (ROOT, compile_program, import_onnx, mpirun, read_json,
+                     run, run_program, tool, write_section, zoo_model)
 
 MODELS = {  # model: batch
     "demo_cnn": 32,
@@ -82,7 +83,7 @@ def main():
     p.add_argument("--models", default=",".join(MODELS))
     p.add_argument("--steps", type=int, default=10)
     args = p.parse_args()
-    binary = lambda tool: os.path.join(args.build, "bin", tool)
+    build = args.build
     tmp = tempfile.mkdtemp(prefix="hd-validate-")
     rows, started = [], time.time()
 
@@ -91,45 +92,36 @@ def main():
         if n == 1:
             continue
         path = os.path.join(tmp, "machine-%d.json" % n)
-        run(mpirun(n) + [binary("hd-profile"), "calibrate", "-o", path])
+        run(mpirun(n) + [tool(build, "hd-profile"), "calibrate", "-o", path])
         machines[n] = path
     machines[1] = machines[2]  # one process never communicates
 
     for model in args.models.split(","):
-        src = os.path.join(tmp, model + ".mlir")
-        run([binary("hd-translate"), "--import-onnx",
-             os.path.join(ROOT, "models", model + ".onnx"),
-             "--batch-size=%d" % MODELS[model], "-o", src])
+        src = import_onnx(build, zoo_model(model),
+                          os.path.join(tmp, model + ".mlir"), MODELS[model])
         for n in PROCESSES:
             db = os.path.join(tmp, "%s-%d.profile.json" % (model, n))
             min_ms = 10 if n <= CORES else 40
-            run(mpirun(n) + [binary("hd-profile"), src, "--devices=%d" % n,
+            run(mpirun(n) + [tool(build, "hd-profile"), src, "--devices=%d" % n,
                              "--repeats=3", "--min-time-ms=%d" % min_ms,
                              "-o", db])
             for strategy in STRATEGIES if n > 1 else ["data"]:
                 tag = "%s-%s-%d" % (model, strategy, n)
                 f = lambda ext: os.path.join(tmp, tag + ext)
-                run([binary("hd-opt"), src,
-                     "--layerwise-parallelize=devices=%d machine=%s profile=%s "
-                     "strategy=%s report=%s" % (n, machines[n], db, strategy,
-                                                f(".report.json")),
-                     "--hd-insert-transfers", "--hd-lower-to-runtime",
-                     "-o", f(".low.mlir")])
-                run([binary("hd-translate"), "--hd-to-executable",
-                     f(".low.mlir"), "-o", f(".exe")])
+                compile_program(build, src, f(".exe"), n, machines[n],
+                                strategy, f(".report.json"), db)
                 trace = ((model, strategy, n) == TRACE_CASE)
-                run(mpirun(n) + [f(".exe"), "--steps", str(args.steps),
-                                 "--quiet", "--metrics", f(".metrics.json")] +
+                metrics = run_program(
+                    f(".exe"), ["--steps", str(args.steps), "--quiet"] +
                     (["--trace", f(".trace.json")] if trace else []),
-                    timeout=3600)
-                report = json.load(open(f(".report.json")))
-                metrics = json.load(open(f(".metrics.json")))
+                    f(".metrics.json"), n, timeout=3600)
+                report = read_json(f(".report.json"))
                 rows.append((model, n, strategy, report, metrics))
                 print("%-28s predicted %9.2f ms  measured %9.2f ms" % (
                     tag, report["predicted_ms"], measured_ms(metrics)),
                     flush=True)
                 if trace:
-                    measured = json.load(open(f(".trace.json")))
+                    measured = read_json(f(".trace.json"))
                     events = measured["traceEvents"] + predicted_trace(report, n)
                     os.makedirs(os.path.join(ROOT, "docs", "traces"), exist_ok=True)
                     with open(os.path.join(ROOT, "docs", "traces",

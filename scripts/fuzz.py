@@ -69,7 +69,8 @@ def seeds(target, tools, tmp):
         # Small IDX, .npy and raw inputs in the fuzzer's layout, written by
         # test/Fuzz/Seeds/make-hd-data-fuzzer-seeds.py.
         return files("test/Fuzz/Seeds/hd-data-fuzzer/*")
-    return files("test/**/*.json", "bench/machines/*.json") + \
+    return files("test/**/*.json", "lib/CostModel/machines/*.json",
+                 "bench/machines/*.json") + \
         generated_json(tools, tmp)
 
 
@@ -196,9 +197,9 @@ def main():
                 "floor. Findings are the inputs saved for a crash, leak, "
                 "timeout or out-of-memory." % (
                     cpu, os.cpu_count(), time.strftime("%Y-%m-%d")), "", table]
-        subprocess.run([sys.executable, os.path.join(ROOT, "bench/results_section.py"),
-                        args.results, "fuzz"], input="\n".join(body), text=True,
-                       check=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench/hdbench.py"),
+                        "section", "fuzz", "--results", args.results],
+                       input="\n".join(body), text=True, check=True)
     bad = [r for r in runs if r["rc"] != 0 and not r["found"]]
     for r in bad:
         print("fuzz: %s exited %d without a finding; see %s/fuzz.log" %

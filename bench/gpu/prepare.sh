@@ -28,12 +28,13 @@ rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/ref" "$out/work"
 cp "$bin/hdrt-profile-cuda" "$build/unittests/HDCudaTests" "$out/bin/"
 work=$out/work
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# The bench helper (standard library only) imports, compiles and runs, as
+# the Python drivers do.
+hdbench() { python3 "$root/bench/hdbench.py" "$@"; }
 
 compile() { # model.mlir devices strategy backend exe
-  "$bin/hd-opt" "$1" --layerwise-parallelize="devices=$2 machine=h200-node strategy=$3" \
-    --hd-insert-transfers --hd-lower-to-runtime -o "$work/low.mlir"
-  "$bin/hd-translate" --hd-to-executable "$work/low.mlir" --backend="$4" -o "$5"
+  hdbench compile "$build" "$1" "$5" --devices "$2" --machine h200-node \
+    --strategy "$3" --backend "$4" --low "$work/low.mlir"
 }
 
 # Parity: the small CNN of the tests, AlexNet's layers at 63x63, and the
@@ -45,22 +46,20 @@ blocks="shuffle_blocks convnext_blocks binary_broadcast channel_operands"
 for m in small_cnn $blocks; do
   frozen=
   [ $m = channel_operands ] && frozen=--frozen-tensors=mean,std
-  "$bin/hd-translate" --import-onnx "$inputs/$m.onnx" --batch-size=6 \
-    $frozen -o "$work/$m.mlir"
+  hdbench import "$build" "$inputs/$m.onnx" 6 "$work/$m.mlir" $frozen
 done
 cp "$root/test/Integration/Inputs/alexnet-small.mlir" "$work/alexnet_small.mlir"
 for m in small_cnn alexnet_small $blocks; do
   compile "$work/$m.mlir" 1 data cuda "$out/bin/parity-$m"
   compile "$work/$m.mlir" 1 data cpu "$work/$m-cpu"
-  mpirun -np 1 "$work/$m-cpu" --steps 5 --seed 1 --lr 0.05 --quiet \
-    --metrics "$out/ref/parity-$m.json"
+  hdbench run "$work/$m-cpu" 1 "$out/ref/parity-$m.json" --steps 5 --seed 1 \
+    --lr 0.05 --quiet
 done
 
 # Throughput: the zoo models at the batches PyTorch runs.
 for m in alexnet vgg16 resnet50 inception_v3; do
   for b in 32 64 128; do
-    "$bin/hd-translate" --import-onnx "$root/models/$m.onnx" --batch-size=$b \
-      -o "$work/$m-$b.mlir"
+    hdbench import "$build" "$root/models/$m.onnx" $b "$work/$m-$b.mlir"
     compile "$work/$m-$b.mlir" 1 data cuda "$out/bin/$m-b$b"
   done
   "$bin/hd-profile" "$work/$m-64.mlir" --devices=1 --emit-jobs \

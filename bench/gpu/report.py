@@ -12,12 +12,12 @@ import math
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from mpi_bench import ROOT, run, write_section  # noqa: E402
+from hdbench import (ROOT, import_onnx, run, search, tool,  # noqa: E402
+                     write_section, zoo_model)
 
 MODELS = ["alexnet", "vgg16", "resnet50", "inception_v3"]
 BATCHES = [32, 64, 128]
@@ -47,18 +47,14 @@ def predictions(out, build):
     if not os.path.exists(times):
         return {}
     tmp = tempfile.mkdtemp(prefix="hd-gpu-report-")
-    tool = lambda name: os.path.join(build, "bin", name)
     db = os.path.join(tmp, "gpu.profile.json")
-    run([tool("hd-profile"), "--import-times=" + times, "-o", db])
+    run([tool(build, "hd-profile"), "--import-times=" + times, "-o", db])
     predicted = {}
     for m in MODELS:
-        src, report = (os.path.join(tmp, m + ext) for ext in (".mlir", ".json"))
-        run([tool("hd-translate"), "--import-onnx",
-             os.path.join(ROOT, "models", m + ".onnx"), "--batch-size=64", "-o", src])
-        run([tool("hd-opt"), src, "--layerwise-parallelize=devices=1 "
-             "machine=h200-node profile=%s strategy=data report=%s" % (db, report),
-             "-o", os.devnull])
-        r = json.load(open(report))
+        src = import_onnx(build, zoo_model(m), os.path.join(tmp, m + ".mlir"),
+                          64)
+        r = search(build, src, os.path.join(tmp, m + ".json"), 1, "h200-node",
+                   "data", db)
         measured = sum(l["time_source"] == "profile" for l in r["layers"])
         predicted[m] = (r["predicted_ms"], measured, len(r["layers"]),
                         r["peak_mem_bytes"])

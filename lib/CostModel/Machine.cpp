@@ -16,68 +16,20 @@ namespace hd {
 
 namespace {
 
-/// The paper's machine: 4 nodes of 4 P100 (10.6 TFLOP/s fp32, 732 GB/s,
-/// 16 GiB). NVLink 1.0 inside a node: 20 GB/s per direction per GPU pair,
-/// three peers per GPU. 100 Gb/s EDR InfiniBand: 12.5 GB/s per direction
-/// per node. The efficiency is calibrated so that one P100 predicts the
-/// paper's single-GPU throughputs (docs/results.md).
-Machine p100Cluster() {
-  Machine m;
-  m.name = "p100-cluster";
-  m.nodes = 4;
-  m.devicesPerNode = 4;
-  m.peakGflops = 10600;
-  m.memGbps = 732;
-  m.memGib = 16;
-  m.launchUs = 10;
-  m.efficiency = 0.45;
-  m.intraNodeGbps = 20;
-  m.deviceGbps = 60;
-  m.interNodeGbps = 12.5;
-  m.latencyUs = 10;
-  return m;
-}
+/// A built-in machine: its name and the text of its JSON file.
+struct BuiltinMachine {
+  const char *name;
+  const char *json;
+};
 
-/// 8 x H200 SXM on NVSwitch: 67 TFLOP/s fp32 (no tensor cores), 4.8 TB/s,
-/// 141 GB; NVLink 4 gives each GPU 450 GB/s per direction to any peer
-/// through the switch. 400 Gb/s InfiniBand per node for multi-node runs.
-Machine h200Node() {
-  Machine m;
-  m.name = "h200-node";
-  m.nodes = 1;
-  m.devicesPerNode = 8;
-  m.peakGflops = 66900;
-  m.memGbps = 4800;
-  m.memGib = 141;
-  m.launchUs = 5;
-  m.efficiency = 0.5;
-  m.intraNodeGbps = 450;
-  m.deviceGbps = 450;
-  m.interNodeGbps = 50;
-  m.latencyUs = 5;
-  return m;
-}
-
-/// This host's processes, one per device, talking through shared-memory
-/// MPI. Nominal figures for one core with AVX-512 (oneDNN reaches about
-/// 50 GFLOP/s per core on 3x3 convolutions); `hd-profile calibrate`
-/// measures the real ones into a machine file.
-Machine cpuHost() {
-  Machine m;
-  m.name = "cpu";
-  m.nodes = 1;
-  m.devicesPerNode = 4;
-  m.peakGflops = 100;
-  m.memGbps = 10;
-  m.memGib = 4;
-  m.launchUs = 2;
-  m.efficiency = 0.5;
-  m.intraNodeGbps = 5;
-  m.deviceGbps = 5;
-  m.interNodeGbps = 1;
-  m.latencyUs = 2;
-  return m;
-}
+/// The files of lib/CostModel/machines/ (their README says where each
+/// figure comes from), embedded by the build in the order
+/// lib/CostModel/CMakeLists.txt lists them. They are parsed like a user's
+/// file, so a built-in is exactly what the same file would load, and the
+/// tools read no file for them wherever they are installed.
+const BuiltinMachine builtinMachines[] = {
+#include "BuiltinMachines.inc"
+};
 
 Error fieldError(StringRef origin, StringRef field, const Twine &why) {
   return createStringError(inconvertibleErrorCode(),
@@ -101,7 +53,10 @@ struct CountSpec {
 } // namespace
 
 std::vector<std::string> builtinMachineNames() {
-  return {"cpu", "p100-cluster", "h200-node"};
+  std::vector<std::string> names;
+  for (const BuiltinMachine &builtin : builtinMachines)
+    names.push_back(builtin.name);
+  return names;
 }
 
 Expected<Machine> parseMachine(StringRef text, StringRef origin) {
@@ -254,12 +209,10 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
 }
 
 Expected<Machine> loadMachine(StringRef nameOrPath) {
-  if (nameOrPath == "cpu")
-    return cpuHost();
-  if (nameOrPath == "p100-cluster")
-    return p100Cluster();
-  if (nameOrPath == "h200-node")
-    return h200Node();
+  for (const BuiltinMachine &builtin : builtinMachines)
+    if (nameOrPath == builtin.name)
+      return parseMachine(builtin.json,
+                          formatv("built-in machine '{0}'", builtin.name).str());
   ErrorOr<std::unique_ptr<MemoryBuffer>> file =
       MemoryBuffer::getFile(nameOrPath);
   if (!file)
