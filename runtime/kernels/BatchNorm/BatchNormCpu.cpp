@@ -245,8 +245,7 @@ public:
   void statistics(int64_t c, int64_t count, double eps, const double *sums,
                   float *mean, float *invStd) override {
     for (int64_t ch = 0; ch < c; ++ch)
-      batchNormMoments(sums[ch], sums[c + ch], count, eps, mean[ch],
-                       invStd[ch]);
+      meanAndInvStd(sums[ch], sums[c + ch], count, eps, mean[ch], invStd[ch]);
   }
 
   void runningUpdate(int64_t c, int64_t count, double momentum,

@@ -73,7 +73,7 @@ __global__ void statisticsKernel(int64_t c, int64_t count, double eps,
                                  const double *sums, float *mean,
                                  float *invStd) {
   FOR_EACH(ch, c)
-  batchNormMoments(sums[ch], sums[c + ch], count, eps, mean[ch], invStd[ch]);
+  meanAndInvStd(sums[ch], sums[c + ch], count, eps, mean[ch], invStd[ch]);
 }
 
 __global__ void runningUpdateKernel(int64_t c, int64_t count, double momentum,

@@ -15,23 +15,12 @@
 
 #include "hdrt/Kernels.h"
 #include "hdrt/Random.h" // HDRT_HOST_DEVICE
+#include "hdrt/common/Moments.h"
 
 #include <cmath>
 #include <cstdint>
 
 namespace hdrt {
-
-/// A channel's mean and 1/sqrt(var + eps) from its global sum and sum of
-/// squares over `count` values: the biased variance, as in training.
-HDRT_HOST_DEVICE inline void batchNormMoments(double sum, double sumSq,
-                                              int64_t count, double eps,
-                                              float &mean, float &invStd) {
-  double m = sum / count;
-  double v = sumSq / count - m * m;
-  double var = 0.0 < v ? v : 0.0; // rounding may leave it below 0
-  mean = static_cast<float>(m);
-  invStd = static_cast<float>(1.0 / sqrt(var + eps));
-}
 
 /// Running statistics, as PyTorch keeps them (ONNX's `momentum`, the weight
 /// of the old value, is 1 - PyTorch's): running = momentum * running +
@@ -41,8 +30,7 @@ HDRT_HOST_DEVICE inline void batchNormRunning(double sum, double sumSq,
                                               float &runningMean,
                                               float &runningVar) {
   double m = sum / count;
-  double v = sumSq / count - m * m;
-  double var = 0.0 < v ? v : 0.0;
+  double var = biasedVariance(sum, sumSq, count);
   double unbiased = count > 1 ? var * count / (count - 1) : var;
   runningMean = static_cast<float>(momentum * runningMean + (1 - momentum) * m);
   runningVar =
@@ -92,7 +80,8 @@ public:
   /// sums of squares.
   virtual void partialSums(int64_t n, int64_t c, int64_t hw, int64_t block,
                            const float *in, double *sums) = 0;
-  /// batchNormMoments of each channel from the global sums.
+  /// meanAndInvStd (hdrt/common/Moments.h) of each channel from the
+  /// global sums over `count` values.
   virtual void statistics(int64_t c, int64_t count, double eps,
                           const double *sums, float *mean, float *invStd) = 0;
   /// batchNormRunning of each channel, after `statistics` of a training

@@ -41,8 +41,8 @@ public:
                float *out) override {
     int64_t pixels = n * hw;
     for (int64_t p = 0; p < pixels; ++p)
-      layerNormMoments(sums[p], sums[pixels + p], channels, eps, mean[p],
-                       invStd[p]);
+      meanAndInvStd(sums[p], sums[pixels + p], channels, eps, mean[p],
+                    invStd[p]);
     for (int64_t s = 0; s < n; ++s)
       for (int64_t ch = 0; ch < c; ++ch) {
         const float *x = in + (s * c + ch) * hw;

@@ -48,8 +48,7 @@ __global__ void statisticsKernel(int64_t pixels, int64_t channels, double eps,
                                  const double *sums, float *mean,
                                  float *invStd) {
   FOR_EACH(p, pixels)
-  layerNormMoments(sums[p], sums[pixels + p], channels, eps, mean[p],
-                   invStd[p]);
+  meanAndInvStd(sums[p], sums[pixels + p], channels, eps, mean[p], invStd[p]);
 }
 
 __global__ void forwardKernel(int64_t n, int64_t c, int64_t hw, const float *in,

@@ -14,23 +14,12 @@
 
 #include "hdrt/Kernels.h"
 #include "hdrt/Random.h" // HDRT_HOST_DEVICE
+#include "hdrt/common/Moments.h"
 
 #include <cmath>
 #include <cstdint>
 
 namespace hdrt {
-
-/// A pixel's mean and 1/stddev from its sums of x and x^2 over all
-/// `channels`.
-HDRT_HOST_DEVICE inline void layerNormMoments(double sum, double sumSq,
-                                              int64_t channels, double eps,
-                                              float &mean, float &invStd) {
-  double m = sum / channels;
-  double v = sumSq / channels - m * m;
-  double var = v < 0.0 ? 0.0 : v; // rounding may leave it below 0
-  mean = float(m);
-  invStd = float(1.0 / sqrt(var + eps));
-}
 
 /// The normalized value x^ = (x - mean) * invStd, in float.
 HDRT_HOST_DEVICE inline float layerNormXhat(float x, float mean, float invStd) {
@@ -57,8 +46,9 @@ public:
   /// tile's channels of x, then of x^2.
   virtual void partialSums(int64_t n, int64_t c, int64_t hw, const float *in,
                            double *sums) = 0;
-  /// From the pixels' sums over all channels: their mean and 1/stddev, and
-  /// the output xhat * scale + shift.
+  /// From the pixels' sums over all channels: their mean and 1/stddev
+  /// (meanAndInvStd, hdrt/common/Moments.h), and the output
+  /// xhat * scale + shift.
   virtual void forward(int64_t n, int64_t c, int64_t hw, int64_t channels,
                        double eps, const double *sums, const float *in,
                        const float *scale, const float *shift, float *mean,
