@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hd/Analysis/TransferPlans.h"
 #include "hd/Conversion/HDToRuntime/RuntimeLayer.h"
 #include "hd/Conversion/Passes.h"
+#include "hd/Dialect/HD/Analysis/TransferPlans.h"
 #include "hd/Dialect/HD/IR/HDOps.h"
 
 #include "hdrt/LayerTable.h"

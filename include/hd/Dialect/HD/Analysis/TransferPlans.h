@@ -1,15 +1,14 @@
-//===- TransferPlans.h - transfer plans and replica groups of IR -*- C++
-//-*-===//
+//===- TransferPlans.h - transfer plans and replica groups ----*- C++ -*-===//
 //
 // What --hd-insert-transfers builds and --hd-verify-transfers checks, from
 // one place: the plan of an edge and the replica groups of a layer, as IR.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HD_ANALYSIS_TRANSFERPLANS_H
-#define HD_ANALYSIS_TRANSFERPLANS_H
+#ifndef HD_DIALECT_HD_ANALYSIS_TRANSFERPLANS_H
+#define HD_DIALECT_HD_ANALYSIS_TRANSFERPLANS_H
 
-#include "hd/Analysis/LayerGraphBuilder.h"
+#include "hd/Dialect/HD/Analysis/LayerGraphBuilder.h"
 
 #include "hd/CostModel/Transfer.h"
 
@@ -50,4 +49,4 @@ int64_t gradientShardBytes(const ConfiguredModule &m, int layer);
 
 } // namespace hd
 
-#endif // HD_ANALYSIS_TRANSFERPLANS_H
+#endif // HD_DIALECT_HD_ANALYSIS_TRANSFERPLANS_H

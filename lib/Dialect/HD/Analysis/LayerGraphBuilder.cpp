@@ -1,6 +1,6 @@
 //===- LayerGraphBuilder.cpp - hd IR to the cost model's layer graph ------===//
 
-#include "hd/Analysis/LayerGraphBuilder.h"
+#include "hd/Dialect/HD/Analysis/LayerGraphBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"

@@ -1,6 +1,6 @@
 //===- TransferPlans.cpp - transfer plans and replica groups of IR --------===//
 
-#include "hd/Analysis/TransferPlans.h"
+#include "hd/Dialect/HD/Analysis/TransferPlans.h"
 
 #include "hd/Dialect/HD/IR/HDOps.h"
 
