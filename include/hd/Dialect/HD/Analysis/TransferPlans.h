@@ -9,8 +9,7 @@
 #define HD_DIALECT_HD_ANALYSIS_TRANSFERPLANS_H
 
 #include "hd/Dialect/HD/Analysis/LayerGraphBuilder.h"
-
-#include "hd/CostModel/Transfer.h"
+#include "hd/Tiling/ParallelConfig.h"
 
 #include <optional>
 #include <vector>
