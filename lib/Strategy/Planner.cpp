@@ -362,13 +362,13 @@ StrategyReport Planner::report() {
   std::vector<int> choice(n);
   for (size_t l = 0; l < n; ++l)
     choice[l] = find(candidates[l], chosen[l]) - candidates[l].begin();
-  std::vector<std::pair<int, double>> runnersUp = tables->runnersUp(choice);
+  std::vector<std::pair<int, double>> seconds = runnersUp(*tables, choice);
   for (size_t l = 0; l < n; ++l) {
     LayerEntry entry{graph.layers[l].name, graph.layers[l].op, chosen[l],
                      r.cost.layers[l],     std::nullopt,       0};
-    if (runnersUp[l].first >= 0) {
-      entry.runnerUp = candidates[l][runnersUp[l].first];
-      entry.runnerUpExtraMs = runnersUp[l].second;
+    if (seconds[l].first >= 0) {
+      entry.runnerUp = candidates[l][seconds[l].first];
+      entry.runnerUpExtraMs = seconds[l].second;
     }
     r.layers.push_back(std::move(entry));
   }

@@ -1,7 +1,8 @@
 //===- StrategyReport.h - strategy reports: JSON, table, DOT ---*- C++ -*-===//
 //
 // The report of docs/design.md. The same JSON file re-imports as a strategy
-// (import=), checked against the model's hash.
+// (import=), checked against the model's hash. Each layer's runner-up comes
+// from the search's own tables (RunnersUp.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +53,12 @@ struct StrategyReport {
     return cost.totalMs() > 0 ? batch / (cost.totalMs() * 1e-3) : 0;
   }
 };
+
+/// For each layer: the best other candidate with every other layer fixed
+/// as in `choice` (indices into the candidates of `tables`), and how much
+/// slower the iteration would be; -1 when the layer has a single candidate.
+std::vector<std::pair<int, double>> runnersUp(CostTables &tables,
+                                              const std::vector<int> &choice);
 
 std::string reportToJSON(const StrategyReport &report);
 /// The human table: one row per layer, then the totals.
