@@ -67,6 +67,19 @@ std::string reportTable(const StrategyReport &report);
 /// coloured by its split kind, and the layer graph's edges.
 std::string reportToDOT(const StrategyReport &report);
 
+/// Where report() goes: any of a JSON file, a DOT file and a table on
+/// stderr. A file that cannot be written is an error, and leaves nothing
+/// behind.
+struct ReportOutputs {
+  std::string json, dot;
+  bool print = false;
+
+  bool any() const { return !json.empty() || !dot.empty() || print; }
+};
+
+llvm::Error writeReport(const StrategyReport &report,
+                        const ReportOutputs &outputs);
+
 /// A strategy read back from a report.
 struct ImportedStrategy {
   std::string model, modelHash;
