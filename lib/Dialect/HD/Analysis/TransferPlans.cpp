@@ -1,4 +1,11 @@
 //===- TransferPlans.cpp - transfer plans and replica groups of IR --------===//
+//
+// The plan of an edge comes from Tiling's transfer plan (TransferPlan.h) and
+// the replica groups from the layer's configuration, each built once for
+// --hd-insert-transfers to write and --hd-verify-transfers to check, so the
+// two passes cannot disagree on what a configured module needs.
+//
+//===----------------------------------------------------------------------===//
 
 #include "hd/Dialect/HD/Analysis/TransferPlans.h"
 

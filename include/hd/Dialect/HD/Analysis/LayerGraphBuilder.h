@@ -1,4 +1,4 @@
-//===- LayerGraphBuilder.h - hd IR as a plain layer graph ------*- C++ -*-===//
+//===- LayerGraphBuilder.h - hd IR as a plain layer graph -------*- C++ -*-===//
 //
 // The one adaptor from IR to the plain-C++ world of the cost model, the
 // search and the planner: every layer op becomes a Layer described only

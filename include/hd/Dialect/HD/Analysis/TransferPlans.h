@@ -1,4 +1,4 @@
-//===- TransferPlans.h - transfer plans and replica groups ----*- C++ -*-===//
+//===- TransferPlans.h - transfer plans and replica groups ------*- C++ -*-===//
 //
 // What --hd-insert-transfers builds and --hd-verify-transfers checks, from
 // one place: the plan of an edge and the replica groups of a layer, as IR.
