@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Checks that hd's folders depend on one another only as the architecture
 says (docs/Architecture.md): by the headers each folder includes and by the
-libraries each CMake target links.
+libraries each CMake target links; that every folder under lib/ is one the
+rules know; and that the top-level folders depend on one another without a
+cycle.
 
   usage: scripts/check-layering.py [source-root]
 
@@ -12,9 +14,10 @@ import os
 import re
 import sys
 
-# Which hd headers a folder's sources may include, by the first two path
-# components after include/hd (or the folder itself): the layers of the
-# architecture, bottom to top. `hdrt` is the runtime's include root.
+# Which hd headers a folder's sources may include, by their path after
+# include/hd (or the folder itself): the layers of the architecture, bottom
+# to top. `hdrt` is the runtime's include root. A dialect's own analyses sit
+# beside its IR and passes (Dialect/HD/Analysis), as MLIR's do.
 # Support (header-only helpers of the plain libraries) is the bottom one.
 PLAIN = {"Support": {"Support"},
          "Tiling": {"Tiling", "Support"},
@@ -22,13 +25,14 @@ PLAIN = {"Support": {"Support"},
          "CostModel": {"CostModel", "Tiling", "Support"},
          "Strategy": {"Strategy", "CostModel", "Search", "Tiling", "Support"}}
 DIALECT = {"Dialect/HD/IR", "Tiling", "CostModel/CostKind.h"}
+ANALYSIS = "Dialect/HD/Analysis"
 ALLOWED = dict(PLAIN)
 ALLOWED.update({
     "Dialect/HD/IR": DIALECT,
-    "Analysis": DIALECT | {"Analysis", "CostModel"},
-    "Dialect/HD/Transforms": DIALECT | {"Dialect/HD/Transforms", "Analysis",
+    ANALYSIS: DIALECT | {ANALYSIS, "CostModel"},
+    "Dialect/HD/Transforms": DIALECT | {"Dialect/HD/Transforms", ANALYSIS,
                                         "Strategy"},
-    "Conversion": DIALECT | {"Analysis", "CostModel", "Conversion", "hdrt"},
+    "Conversion": DIALECT | {ANALYSIS, "CostModel", "Conversion", "hdrt"},
     "Pipelines": {"Pipelines", "Conversion", "Dialect/HD/Transforms"},
     "Import": DIALECT | {"Import"},
     "Target": DIALECT | {"Target"},
@@ -66,12 +70,53 @@ def allowed(include, rules):
     return any(path == r or path.startswith(r + "/") for r in rules)
 
 
+def check_folders(root, problems):
+    """Every folder under lib/ is a layer of ALLOWED, inside one, or on the
+    way to one (lib/Dialect, lib/Dialect/HD)."""
+    def check(rel):
+        for name in sorted(os.listdir(os.path.join(root, "lib", rel))):
+            path = f"{rel}/{name}" if rel else name
+            if not os.path.isdir(os.path.join(root, "lib", path)):
+                continue
+            if path in ALLOWED:
+                continue
+            if any(f.startswith(path + "/") for f in ALLOWED):
+                check(path)
+            else:
+                problems.append(f"lib/{path}: a folder the layering rules do "
+                                f"not know; add it to scripts/check-layering.py")
+    check("")
+
+
+def check_folder_cycles(root, problems):
+    """The top-level folders depend on one another without a cycle, as the
+    architecture's diagram draws them: a folder's layers may only use
+    layers of folders below it."""
+    top = lambda path: path.split("/")[0]
+    graph = {}
+    for folder, rules in ALLOWED.items():
+        for rule in rules:
+            if top(rule) != top(folder) and rule != "hdrt":
+                graph.setdefault(top(folder), set()).add(top(rule))
+    state = {}
+
+    def visit(node, path):
+        state[node] = "open"
+        for dep in sorted(graph.get(node, ())):
+            if state.get(dep) == "open":
+                cycle = path[path.index(dep):] + [dep]
+                problems.append("folders depend on one another in a cycle: " +
+                                " -> ".join(cycle))
+            elif dep not in state:
+                visit(dep, path + [dep])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+
+
 def check_includes(root, problems):
-    folders = {f.split("/")[0] for f in ALLOWED}
-    for name in os.listdir(os.path.join(root, "lib")):
-        if os.path.isdir(os.path.join(root, "lib", name)) and name not in folders:
-            problems.append(f"lib/{name}: a folder the layering rules do not "
-                            f"know; add it to scripts/check-layering.py")
     for folder, rules in ALLOWED.items():
         for path in sources(root, folder):
             text = open(path, encoding="utf-8", errors="replace").read()
@@ -212,6 +257,8 @@ def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(
         os.path.dirname(os.path.abspath(__file__)))
     problems = []
+    check_folders(root, problems)
+    check_folder_cycles(root, problems)
     check_includes(root, problems)
     check_runtime(root, problems)
     check_runtime_homes(root, problems)

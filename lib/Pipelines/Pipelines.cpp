@@ -11,16 +11,8 @@ namespace hd {
 
 void buildCompilePipeline(mlir::OpPassManager &pm,
                           const CompileOptions &options) {
-  LayerwiseParallelizePassOptions parallelize;
-  parallelize.devices = options.devices;
-  parallelize.machine = options.machine;
-  parallelize.strategy = options.strategy;
-  parallelize.report = options.report;
-  parallelize.importPath = options.importPath;
-  parallelize.print = options.print;
-  parallelize.dot = options.dot;
-  parallelize.profile = options.profile;
-  pm.addPass(createLayerwiseParallelizePass(parallelize));
+  pm.addPass(createLayerwiseParallelizePass(
+      options.getLayerwiseParallelizePassOptions()));
   pm.addPass(createInsertTransfersPass());
   pm.addPass(createLowerToRuntimePass());
 }

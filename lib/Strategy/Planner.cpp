@@ -1,4 +1,12 @@
 //===- Planner.cpp - choose every layer's configuration -------------------===//
+//
+// One model's decision on a resolved target (Target.h): the candidates,
+// then a baseline, a saved strategy or the search (grouped, then within
+// the memory capacity, then weighed for syncs hidden behind backward), and
+// the report of the choice with each layer's runner-up. Writing the report
+// is the report's own (StrategyReport.cpp).
+//
+//===----------------------------------------------------------------------===//
 
 #include "hd/Strategy/Planner.h"
 
@@ -10,9 +18,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -38,40 +44,6 @@ Error layerError(int layer, const Twine &message) {
 }
 
 } // namespace
-
-Expected<Target> resolveTarget(const TargetOptions &options) {
-  auto fail = [](const Twine &message) {
-    return createStringError(inconvertibleErrorCode(), message.str());
-  };
-  Target t;
-  std::optional<StrategyKind> kind = parseStrategyKind(options.strategy);
-  if (!kind)
-    return fail("unknown strategy '" + options.strategy + "'; use " +
-                strategyChoices());
-  t.strategy = *kind;
-  Expected<Machine> machine = loadMachine(options.machine);
-  if (!machine)
-    return machine.takeError();
-  t.machine = std::move(*machine);
-  t.devices = options.devices == -1 ? t.machine.numDevices() : options.devices;
-  if (t.devices < 1)
-    return fail(
-        formatv("devices={0}: the device count must be at least 1", t.devices));
-  if (t.devices > t.machine.numDevices())
-    return fail(formatv("devices={0} exceeds the {1} devices of machine '{2}' "
-                        "({3} nodes x {4})",
-                        t.devices, t.machine.numDevices(), t.machine.name,
-                        t.machine.nodes, t.machine.devicesPerNode));
-  std::string profile =
-      options.profile.empty() ? t.machine.profile : options.profile;
-  if (!profile.empty()) {
-    Expected<ProfileDB> db = ProfileDB::load(profile);
-    if (!db)
-      return db.takeError();
-    t.profile = std::move(*db);
-  }
-  return t;
-}
 
 Planner::Planner(const LayerGraph &graph, Target target)
     : graph(graph), target(std::move(target)),
@@ -362,48 +334,18 @@ StrategyReport Planner::report() {
   std::vector<int> choice(n);
   for (size_t l = 0; l < n; ++l)
     choice[l] = find(candidates[l], chosen[l]) - candidates[l].begin();
-  std::vector<std::pair<int, double>> runnersUp = tables->runnersUp(choice);
+  std::vector<std::pair<int, double>> seconds = runnersUp(*tables, choice);
   for (size_t l = 0; l < n; ++l) {
     LayerEntry entry{graph.layers[l].name, graph.layers[l].op, chosen[l],
                      r.cost.layers[l],     std::nullopt,       0};
-    if (runnersUp[l].first >= 0) {
-      entry.runnerUp = candidates[l][runnersUp[l].first];
-      entry.runnerUpExtraMs = runnersUp[l].second;
+    if (seconds[l].first >= 0) {
+      entry.runnerUp = candidates[l][seconds[l].first];
+      entry.runnerUpExtraMs = seconds[l].second;
     }
     r.layers.push_back(std::move(entry));
   }
   r.edges = tables->getEdges();
   return r;
-}
-
-namespace {
-
-/// Writes `text` to `path`; an error leaves no partial file behind.
-Error writeFile(StringRef path, StringRef what, StringRef text) {
-  std::error_code ec;
-  ToolOutputFile file(path, ec, sys::fs::OF_None);
-  if (ec)
-    return createStringError(inconvertibleErrorCode(),
-                             "cannot write the " + what + " '" + path +
-                                 "': cannot open output file '" + path +
-                                 "': " + ec.message());
-  file.os() << text;
-  file.keep();
-  return Error::success();
-}
-
-} // namespace
-
-Error writeReport(const StrategyReport &report, const ReportOutputs &outputs) {
-  if (!outputs.json.empty())
-    if (Error e = writeFile(outputs.json, "report", reportToJSON(report)))
-      return e;
-  if (!outputs.dot.empty())
-    if (Error e = writeFile(outputs.dot, "DOT file", reportToDOT(report)))
-      return e;
-  if (outputs.print)
-    errs() << reportTable(report);
-  return Error::success();
 }
 
 } // namespace hd

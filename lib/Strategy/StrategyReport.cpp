@@ -1,11 +1,18 @@
 //===- StrategyReport.cpp - strategy reports: JSON, table, DOT ------------===//
+//
+// The report as the three things people read (JSON, a table, a picture),
+// the files they go to, and the JSON read back as a strategy.
+//
+//===----------------------------------------------------------------------===//
 
 #include "hd/Strategy/StrategyReport.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -246,6 +253,36 @@ Expected<ImportedStrategy> parseStrategy(StringRef text, StringRef origin) {
     s.layers.push_back({name->str(), degrees});
   }
   return s;
+}
+
+namespace {
+
+/// Writes `text` to `path`; an error leaves no partial file behind.
+Error writeFile(StringRef path, StringRef what, StringRef text) {
+  std::error_code ec;
+  ToolOutputFile file(path, ec, sys::fs::OF_None);
+  if (ec)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot write the " + what + " '" + path +
+                                 "': cannot open output file '" + path +
+                                 "': " + ec.message());
+  file.os() << text;
+  file.keep();
+  return Error::success();
+}
+
+} // namespace
+
+Error writeReport(const StrategyReport &report, const ReportOutputs &outputs) {
+  if (!outputs.json.empty())
+    if (Error e = writeFile(outputs.json, "report", reportToJSON(report)))
+      return e;
+  if (!outputs.dot.empty())
+    if (Error e = writeFile(outputs.dot, "DOT file", reportToDOT(report)))
+      return e;
+  if (outputs.print)
+    errs() << reportTable(report);
+  return Error::success();
 }
 
 } // namespace hd

@@ -2,8 +2,8 @@
 
 #include "ModelJobs.h"
 
-#include "hd/Analysis/LayerGraphBuilder.h"
 #include "hd/Conversion/HDToRuntime/RuntimeLayer.h"
+#include "hd/Dialect/HD/Analysis/LayerGraphBuilder.h"
 #include "hd/Tiling/TileBox.h"
 
 #include <set>

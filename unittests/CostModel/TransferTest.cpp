@@ -1,14 +1,16 @@
-//===- TransferTest.cpp - transfer volumes and loads vs enumeration -------===//
+//===- TransferTest.cpp - transfer loads and bounds vs enumeration --------===//
 //
-// Two oracles: element-by-element ownership (which producer task holds each
-// element a consumer task reads) for the flows, and pair-by-pair
-// enumeration for the separable per-resource loads.
+// Pair-by-pair enumeration is the oracle for the separable per-resource
+// loads, and the exact cost for the bounds. The overlaps themselves are
+// checked against element ownership in Tiling/TransferPlanTest.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "hd/CostModel/CostModel.h"
 #include "hd/CostModel/Transfer.h"
+#include "hd/CostModel/CostModel.h"
 #include "hd/Tiling/Window.h"
+
+#include "../Common/ConsumerLayers.h"
 
 #include <gtest/gtest.h>
 
@@ -16,6 +18,7 @@
 #include <random>
 
 using namespace hd;
+using namespace hd::test;
 
 namespace {
 
@@ -35,99 +38,6 @@ Machine testMachine(int64_t nodes, int64_t perNode) {
   return m;
 }
 
-/// Consumers with the box functions of hd's layers, on NCHW tensors.
-Layer convLike(std::vector<int64_t> in, int64_t outChannels, Window w,
-               int64_t groups) {
-  Layer l;
-  l.kind = CostKind::Conv;
-  l.shape = {in[0], outChannels, w.outputSize(in[2]), w.outputSize(in[3])};
-  l.inputs = {{0, in}};
-  l.inputBox = [=](unsigned, const TileBox &t) {
-    int64_t outPer = outChannels / groups, inPer = in[1] / groups;
-    Range ch{0, in[1]};
-    if (groups > 1)
-      ch = {t[1].lo / outPer * inPer, ((t[1].hi - 1) / outPer + 1) * inPer};
-    return TileBox({t[0], ch, w.inputRange(t[2], in[2]),
-                    w.inputRange(t[3], in[3])});
-  };
-  return l;
-}
-
-Layer elementwise(std::vector<int64_t> shape) {
-  Layer l;
-  l.shape = shape;
-  l.inputs = {{0, shape}};
-  l.inputBox = [](unsigned, const TileBox &t) { return t; };
-  return l;
-}
-
-/// The second input of a channel concat: channels [offset, offset + c).
-Layer concatSecond(std::vector<int64_t> in, int64_t offset, int64_t total) {
-  Layer l;
-  l.shape = {in[0], total, in[2], in[3]};
-  l.inputs = {{0, in}, {0, in}};
-  l.inputBox = [=](unsigned, const TileBox &t) {
-    TileBox b = t;
-    Range mine = intersect(t[1], {offset, offset + in[1]});
-    b[1] = {mine.lo - offset, mine.hi - offset};
-    return b;
-  };
-  return l;
-}
-
-/// Reads its rows in reverse order: ranges that fall as the coordinate
-/// rises.
-Layer reversedRows(std::vector<int64_t> shape) {
-  Layer l;
-  l.shape = shape;
-  l.inputs = {{0, shape}};
-  l.inputBox = [=](unsigned, const TileBox &t) {
-    TileBox b = t;
-    b[2] = {shape[2] - t[2].hi, shape[2] - t[2].lo};
-    return b;
-  };
-  return l;
-}
-
-Layer flatten(std::vector<int64_t> in) {
-  Layer l;
-  l.shape = {in[0], in[1] * in[2] * in[3]};
-  l.inputs = {{0, in}};
-  l.inputBox = [=](unsigned, const TileBox &t) {
-    int64_t plane = in[2] * in[3];
-    return TileBox({t[0], {t[1].lo / plane, (t[1].hi + plane - 1) / plane},
-                    {0, in[2]}, {0, in[3]}});
-  };
-  return l;
-}
-
-Layer linear(std::vector<int64_t> in, int64_t out) {
-  Layer l;
-  l.shape = {in[0], out};
-  l.inputs = {{0, in}};
-  l.inputBox = [=](unsigned, const TileBox &t) {
-    return TileBox({t[0], {0, in[1]}});
-  };
-  return l;
-}
-
-std::vector<Layer> consumers(std::vector<int64_t> &producerShape,
-                             std::mt19937 &rng) {
-  std::uniform_int_distribution<int64_t> sz(3, 9);
-  int64_t n = sz(rng), c = 2 * sz(rng), h = sz(rng) + 2, w = sz(rng);
-  producerShape = {n, c, h, w};
-  return {
-      convLike(producerShape, 6, Window{3, 1, 1, 1, 1, false}, 1),
-      convLike(producerShape, c, Window{3, 2, 1, 0, 1, false}, 2),
-      convLike(producerShape, 4, Window{1, 1, 0, 0, 1, false}, 1),
-      convLike(producerShape, 8, Window{3, 1, 2, 2, 2, false}, 1),
-      elementwise(producerShape),
-      concatSecond(producerShape, 5, c + 5),
-      reversedRows(producerShape),
-      flatten(producerShape),
-  };
-}
-
 /// The peaks that never depend on how they were computed.
 void expectSamePeaks(const TransferPeaks &got, const TransferPeaks &want,
                      const std::string &what) {
@@ -138,53 +48,6 @@ void expectSamePeaks(const TransferPeaks &got, const TransferPeaks &want,
 }
 
 } // namespace
-
-// Flows equal, pair by pair, the elements each consumer task reads that a
-// different producer task owns, found by scanning every element.
-TEST(Transfer, FlowsMatchElementOwnership) {
-  std::mt19937 rng(42);
-  int checked = 0;
-  for (int trial = 0; trial < 6; ++trial) {
-    std::vector<int64_t> shape;
-    for (const Layer &consumer : consumers(shape, rng)) {
-      auto pcs = enumerateConfigs(shape, 6);
-      auto ccs = enumerateConfigs(consumer.shape, 6);
-      for (int k = 0; k < 12; ++k) {
-        const ParallelConfig &pc = pcs[rng() % pcs.size()];
-        const ParallelConfig &cc = ccs[rng() % ccs.size()];
-        std::map<std::pair<int64_t, int64_t>, int64_t> got, want;
-        forEachFlow(shape, pc, consumerTiles(consumer, 0, cc),
-                    [&](const Flow &f) {
-                      EXPECT_TRUE(
-                          got.emplace(std::make_pair(f.src, f.dst), f.elements)
-                              .second)
-                          << "a pair appears twice";
-                    });
-        for (int64_t q = 0; q < cc.tasks(); ++q) {
-          TileBox box = consumer.inputBox(
-              0, tileOfTask(consumer.shape, cc.degrees, q));
-          for (int64_t a = box[0].lo; a < box[0].hi; ++a)
-            for (int64_t b = box[1].lo; b < box[1].hi; ++b)
-              for (int64_t y = box[2].lo; y < box[2].hi; ++y)
-                for (int64_t x = box[3].lo; x < box[3].hi; ++x)
-                  for (int64_t p = 0; p < pc.tasks(); ++p) {
-                    TileBox t = tileOfTask(shape, pc.degrees, p);
-                    if (a >= t[0].lo && a < t[0].hi && b >= t[1].lo &&
-                        b < t[1].hi && y >= t[2].lo && y < t[2].hi &&
-                        x >= t[3].lo && x < t[3].hi) {
-                      if (p != q)
-                        ++want[{p, q}];
-                      break;
-                    }
-                  }
-        }
-        EXPECT_EQ(got, want) << pc.str() << " -> " << cc.str();
-        ++checked;
-      }
-    }
-  }
-  EXPECT_GE(checked, 400);
-}
 
 // The separable loads equal enumeration for every hd box function, config
 // pair and machine shape (one node, several nodes, one device per node).
@@ -337,8 +200,8 @@ TEST(Transfer, MisalignmentBoundNeverExceedsTheCost) {
           double exact = model.transferCost(grid, tiles).ms;
           double bound = model.misalignmentBoundMs(
               producerExtents(grid, perNode), consumerExtents(tiles.boxes));
-          EXPECT_LE(bound, exact * (1 + 1e-12)) << pc.str() << " -> "
-                                                  << cc.str();
+          EXPECT_LE(bound, exact * (1 + 1e-12))
+              << pc.str() << " -> " << cc.str();
           ++checked;
           tight += exact > 0 && bound >= 0.5 * exact;
         }

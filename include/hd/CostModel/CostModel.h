@@ -14,6 +14,11 @@
 //        slowest link of the group.
 // Tasks of a layer run on devices 0..k-1 in row-major tile order.
 //
+// One file per term: t_c in LayerCost.cpp, t_s and the statistics syncs in
+// SyncCost.cpp, t_x in TransferCost.cpp over Transfer.h's loads, the
+// search's transfer bounds in TransferBounds.cpp, a task's memory in
+// LayerMemory.cpp, and a whole strategy's cost in StrategyCost.cpp.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef HD_COSTMODEL_COSTMODEL_H
@@ -127,6 +132,14 @@ public:
   /// (`onlyReader`: the consumer is the producer's only reader).
   static int64_t inputCopyBytes(const ProducerGrid &producer,
                                 const ConsumerTiles &tiles, bool onlyReader);
+  /// How many copies of its box of an operand a consumer task keeps, as the
+  /// runtime's executor does (exec/Prepare.cpp): the images' box once
+  /// (`producer` null); an activation's box and its gradient, except where
+  /// the edge needs no transfer (every task reads its own device's tile in
+  /// place): then none for the only reader, and the gradient alone for one
+  /// of several.
+  static int inputCopies(const ProducerGrid *producer,
+                         const ConsumerTiles &tiles, bool onlyReader);
 
 private:
   /// The rate of the runtime's own copies and adds around the kernels:
@@ -136,6 +149,14 @@ private:
   /// How much faster a layer's tiles run than measured when fewer of a
   /// node's processes share its cores (1 when devices do not share).
   double coreSharing(const ParallelConfig &config) const;
+  /// What the tasks that share the layer's statistics spend combining them,
+  /// for the largest tile (part of t_c).
+  double statisticsSyncMs(const Layer &layer,
+                          const ParallelConfig &config) const;
+  /// t_s: every replica group's all-reduce of its gradient shard; adds the
+  /// bytes it moves, over all links, to `bytes`.
+  double gradientSyncMs(const Layer &layer, const ParallelConfig &config,
+                        double &bytes) const;
 
   /// The roofline's time of the largest tile's passes: forward + backward
   /// + update, and the parts of it in backward and in the update.

@@ -9,6 +9,8 @@
 #ifndef HD_PIPELINES_PIPELINES_H
 #define HD_PIPELINES_PIPELINES_H
 
+#include "hd/Dialect/HD/Transforms/Passes.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -16,34 +18,12 @@
 
 namespace hd {
 
-/// The options of --layerwise-parallelize, under the same names.
+/// The options of --layerwise-parallelize, under the same names, types,
+/// defaults and descriptions: generated from the pass's declaration
+/// (Passes.td), so that a new option of the pass is one of these too.
 struct CompileOptions : public mlir::PassPipelineOptions<CompileOptions> {
-  Option<int64_t> devices{*this, "devices",
-                          llvm::cl::desc("Number of devices (default: all "
-                                         "devices of the machine)"),
-                          llvm::cl::init(-1)};
-  Option<std::string> machine{
-      *this, "machine",
-      llvm::cl::desc("Built-in machine (cpu, p100-cluster, h200-node) or a "
-                     "machine JSON file"),
-      llvm::cl::init("cpu")};
-  Option<std::string> strategy{
-      *this, "strategy",
-      llvm::cl::desc("layerwise, data, model, owt or exhaustive"),
-      llvm::cl::init("layerwise")};
-  Option<std::string> report{*this, "report",
-                             llvm::cl::desc("Write the JSON report here")};
-  Option<std::string> importPath{
-      *this, "import",
-      llvm::cl::desc("Apply the strategy saved in this report")};
-  Option<bool> print{*this, "print",
-                     llvm::cl::desc("Print the strategy table to stderr"),
-                     llvm::cl::init(false)};
-  Option<std::string> dot{*this, "dot",
-                          llvm::cl::desc("Write a Graphviz picture here")};
-  Option<std::string> profile{
-      *this, "profile",
-      llvm::cl::desc("Profile database of measured layer times")};
+#define GEN_PASS_PIPELINE_OPTIONS_LAYERWISEPARALLELIZEPASS
+#include "hd/Pipelines/PassPipelineOptions.h.inc"
 };
 
 /// --layerwise-parallelize, --hd-insert-transfers, --hd-lower-to-runtime

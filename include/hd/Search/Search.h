@@ -34,7 +34,7 @@ struct SearchOptions {
   int64_t enumerationLimit = int64_t(1) << 22;
   /// Largest factor table variable elimination may build.
   int64_t factorLimit = int64_t(1) << 26;
-  /// Above it, the largest table of the mini-bucket bound (Search.cpp).
+  /// Above it, the largest table of the mini-bucket bound (MiniBucket.cpp).
   int64_t miniBucketLimit = int64_t(1) << 18;
   /// A graph too wide for exact elimination returns at once, marked not
   /// exact, with neither a bound nor a useful choice: searchByGroups widens

@@ -16,6 +16,11 @@
 // task there must send every element the consumer reads. A table's bounds
 // are computed together, on every core.
 //
+// The members are defined by job: the frame and single entries in
+// CostTables.cpp, which tables are shared in TableSharing.cpp, filling
+// them in TableFill.cpp, group bounds in GroupBounds.cpp and the memory
+// graph in MemoryTables.cpp.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef HD_STRATEGY_COSTTABLES_H
@@ -90,11 +95,6 @@ public:
   /// t_x of edge `e` with its producer in candidate `p`, consumer in `c`.
   double edgeCost(int e, int p, int c);
 
-  /// For each layer: the best other candidate with every other layer fixed
-  /// as in `choice`, and how much slower the iteration would be; -1 when the
-  /// layer has a single candidate.
-  std::vector<std::pair<int, double>> runnersUp(const std::vector<int> &choice);
-
 private:
   /// A distinct edge table, filled on demand: a row is empty until one of
   /// its entries is needed, and NaN marks an entry not computed yet.
@@ -140,6 +140,8 @@ private:
                     const ConsumerTiles &tiles) const;
   /// Whether layer `l` reads exactly its own output tile from `operand`.
   bool readsOwnTile(int l, unsigned operand) const;
+  /// What layer `l`'s node table depends on; equal keys share one table.
+  std::string nodeKey(int l) const;
   /// What edge `e`'s table depends on; equal keys share one table.
   std::string edgeKey(int e) const;
 
@@ -148,8 +150,7 @@ private:
   std::vector<std::vector<ParallelConfig>> candidates;
   double syncWeight;
   std::vector<LayerEdge> edges;
-  std::vector<std::vector<int>> edgesOf; // per layer: incident edge indices
-  std::vector<int> readers;              // per layer: edges out of it
+  std::vector<int> readers; // per layer: edges out of it
   std::vector<std::string> nodeKeys;
   std::vector<std::string> edgeKeys; // empty until a table is needed
   std::vector<int> tableOf;          // per edge; empty until then

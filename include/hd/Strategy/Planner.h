@@ -17,6 +17,7 @@
 #include "hd/Strategy/CostTables.h"
 #include "hd/Strategy/StrategyKind.h"
 #include "hd/Strategy/StrategyReport.h"
+#include "hd/Strategy/Target.h"
 
 #include "llvm/Support/Error.h"
 
@@ -26,24 +27,6 @@
 #include <vector>
 
 namespace hd {
-
-/// The target as the user names it (the pass's options).
-struct TargetOptions {
-  std::string machine = "cpu"; // a built-in or a machine JSON file
-  int64_t devices = -1;        // -1: every device of the machine
-  std::string strategy = "layerwise";
-  std::string profile; // a profile database; overrides the machine's
-};
-
-/// The target, checked and loaded.
-struct Target {
-  Machine machine;
-  int64_t devices = 1;
-  StrategyKind strategy = StrategyKind::Layerwise;
-  ProfileDB profile;
-};
-
-llvm::Expected<Target> resolveTarget(const TargetOptions &options);
 
 /// An error about one layer of the model (its index), or about the model as
 /// a whole (layer -1). `onOperation` asks the IR adaptor to name the layer's
@@ -130,19 +113,6 @@ private:
   std::optional<SearchStats> searchStats;
   double searchMs = 0;
 };
-
-/// Where report() goes: any of a JSON file, a DOT file and a table on
-/// stderr. A file that cannot be written is an error, and leaves nothing
-/// behind.
-struct ReportOutputs {
-  std::string json, dot;
-  bool print = false;
-
-  bool any() const { return !json.empty() || !dot.empty() || print; }
-};
-
-llvm::Error writeReport(const StrategyReport &report,
-                        const ReportOutputs &outputs);
 
 } // namespace hd
 

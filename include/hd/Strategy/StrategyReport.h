@@ -1,7 +1,8 @@
 //===- StrategyReport.h - strategy reports: JSON, table, DOT ---*- C++ -*-===//
 //
 // The report of docs/design.md. The same JSON file re-imports as a strategy
-// (import=), checked against the model's hash.
+// (import=), checked against the model's hash. Each layer's runner-up comes
+// from the search's own tables (RunnersUp.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,12 +54,31 @@ struct StrategyReport {
   }
 };
 
+/// For each layer: the best other candidate with every other layer fixed
+/// as in `choice` (indices into the candidates of `tables`), and how much
+/// slower the iteration would be; -1 when the layer has a single candidate.
+std::vector<std::pair<int, double>> runnersUp(CostTables &tables,
+                                              const std::vector<int> &choice);
+
 std::string reportToJSON(const StrategyReport &report);
 /// The human table: one row per layer, then the totals.
 std::string reportTable(const StrategyReport &report);
 /// Graphviz: one box per layer labelled with its configuration and
 /// coloured by its split kind, and the layer graph's edges.
 std::string reportToDOT(const StrategyReport &report);
+
+/// Where report() goes: any of a JSON file, a DOT file and a table on
+/// stderr. A file that cannot be written is an error, and leaves nothing
+/// behind.
+struct ReportOutputs {
+  std::string json, dot;
+  bool print = false;
+
+  bool any() const { return !json.empty() || !dot.empty() || print; }
+};
+
+llvm::Error writeReport(const StrategyReport &report,
+                        const ReportOutputs &outputs);
 
 /// A strategy read back from a report.
 struct ImportedStrategy {

@@ -3,14 +3,17 @@
 // The runtime owns the kernels, the buffers and MPI; the compiler owns the
 // decisions: every layer's configuration, the plan of every transfer, the
 // replica groups, and the order of the step. This pass writes those
-// decisions as constants and a straight-line schedule of hdrt_* calls.
+// decisions as constants and a straight-line schedule of hdrt_* calls; the
+// IR of each constant and call is ProgramEmitter's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "hd/Analysis/TransferPlans.h"
 #include "hd/Conversion/HDToRuntime/RuntimeLayer.h"
 #include "hd/Conversion/Passes.h"
+#include "hd/Dialect/HD/Analysis/TransferPlans.h"
 #include "hd/Dialect/HD/IR/HDOps.h"
+
+#include "ProgramEmitter.h"
 
 #include "hdrt/LayerTable.h"
 #include "hdrt/hdrt.h"
@@ -33,61 +36,11 @@ using namespace hd;
 
 namespace {
 
-/// The runtime's C ABI (hdrt/Abi.def), as the IR declares it.
-namespace abi {
-enum Type { VOID, I32, I64, F64, PTR };
-
-struct Function {
-  const char *name;
-  Type result;
-  std::vector<Type> params;
-};
-
-const Function functions[] = {
-#define HDRT_FUNCTION(Name, Result, ...) {#Name, Result, {__VA_ARGS__}},
-#include "hdrt/Abi.def"
-};
-} // namespace abi
-
 /// The graph input an operand of the training function is: the images
 /// (f32) or the labels (i32).
 int64_t graphInput(Value operand) {
   auto type = cast<RankedTensorType>(operand.getType());
   return type.getElementType().isInteger(32) ? HDRT_LABELS : HDRT_IMAGES;
-}
-
-Type mlirType(MLIRContext *context, abi::Type t) {
-  switch (t) {
-  case abi::I32:
-    return IntegerType::get(context, 32);
-  case abi::I64:
-    return IntegerType::get(context, 64);
-  case abi::F64:
-    return Float64Type::get(context);
-  case abi::PTR:
-    return LLVM::LLVMPointerType::get(context);
-  case abi::VOID:
-    break;
-  }
-  return {};
-}
-
-/// Declares every hdrt_* function in `module`.
-void declareAbi(ModuleOp module, OpBuilder &b) {
-  MLIRContext *context = module.getContext();
-  b.setInsertionPointToStart(module.getBody());
-  for (const abi::Function &f : abi::functions) {
-    SmallVector<Type> params;
-    for (abi::Type t : f.params)
-      if (t != abi::VOID)
-        params.push_back(mlirType(context, t));
-    SmallVector<Type> results;
-    if (f.result != abi::VOID)
-      results.push_back(mlirType(context, f.result));
-    auto decl = func::FuncOp::create(b, module.getLoc(), f.name,
-                                     b.getFunctionType(params, results));
-    decl.setPrivate();
-  }
 }
 
 /// The source tensors of a layer's parameters as hdrt_define_tensors takes
@@ -109,119 +62,6 @@ std::optional<std::string> tensorsText(Operation *op) {
   }
   return text;
 }
-
-//===----------------------------------------------------------------------===//
-// Emitting the program
-//===----------------------------------------------------------------------===//
-
-/// Builds @main: constants as globals, calls in schedule order.
-class Emitter {
-public:
-  Emitter(ModuleOp module, OpBuilder &b) : module_(module), b_(b) {}
-
-  /// Integer constants, one per value at the top of @main, so calls read
-  /// `call @hdrt_forward(%c3_i64)`.
-  Value i64(int64_t v) {
-    Value &c = constants_[v];
-    if (!c) {
-      OpBuilder::InsertionGuard guard(b_);
-      b_.setInsertionPointToStart(entry_);
-      c = arith::ConstantIntOp::create(b_, module_.getLoc(), v, 64);
-    }
-    return c;
-  }
-
-  /// A constant global array of i64 (at least one element, so a present
-  /// but empty list is not a null pointer) and its address.
-  Value array(StringRef name, ArrayRef<int64_t> values) {
-    SmallVector<int64_t> data(values);
-    if (data.empty())
-      data.push_back(0);
-    auto type = RankedTensorType::get({int64_t(data.size())}, b_.getI64Type());
-    auto llvmType =
-        LLVM::LLVMArrayType::get(b_.getI64Type(), unsigned(data.size()));
-    return global(name, llvmType, DenseElementsAttr::get(type, ArrayRef(data)));
-  }
-
-  /// A NUL-terminated constant string and its address.
-  Value string(StringRef name, StringRef text) {
-    std::string s = text.str();
-    s.push_back('\0');
-    auto type = LLVM::LLVMArrayType::get(b_.getI8Type(), unsigned(s.size()));
-    return global(name, type, b_.getStringAttr(s));
-  }
-
-  /// A constant global of `bytes` as they are (no terminator), and its
-  /// address.
-  Value bytes(StringRef name, ArrayRef<char> bytes) {
-    auto type =
-        LLVM::LLVMArrayType::get(b_.getI8Type(), unsigned(bytes.size()));
-    return global(name, type,
-                  b_.getStringAttr(StringRef(bytes.data(), bytes.size())));
-  }
-
-  /// A layer's descriptor as a constant of the runtime's struct, and its
-  /// address; null for a kind without fields.
-  Value descriptor(StringRef name, const RuntimeLayer &layer) {
-    if (layer.fields.empty())
-      return null();
-    // One value per field, an array of them for an array field.
-    SmallVector<Type> types;
-    SmallVector<Attribute> values;
-    for (const RuntimeLayer::Field &f : layer.fields) {
-      SmallVector<Attribute> elements;
-      for (int64_t v : f.ints)
-        elements.push_back(b_.getI64IntegerAttr(v));
-      for (double v : f.floats)
-        elements.push_back(b_.getF64FloatAttr(v));
-      Type scalar = f.isFloat ? Type(b_.getF64Type()) : b_.getI64Type();
-      bool single = elements.size() == 1;
-      types.push_back(
-          single ? scalar : LLVM::LLVMArrayType::get(scalar, elements.size()));
-      values.push_back(single ? elements.front() : b_.getArrayAttr(elements));
-    }
-    // Named after the runtime's struct, so the IR says which it is.
-    auto type = LLVM::LLVMStructType::getIdentified(
-        b_.getContext(), "hdrt." + layer.kindName + ".desc");
-    if (!type.isInitialized())
-      (void)type.setBody(types, /*isPacked=*/false);
-    return global(name, type, b_.getArrayAttr(values));
-  }
-
-  Value null() {
-    return LLVM::ZeroOp::create(b_, loc_,
-                                LLVM::LLVMPointerType::get(b_.getContext()));
-  }
-
-  Value call(StringRef name, ArrayRef<Value> args) {
-    auto callee = module_.lookupSymbol<func::FuncOp>(name);
-    auto op = func::CallOp::create(b_, loc_, callee, args);
-    return op.getNumResults() ? op.getResult(0) : Value();
-  }
-
-  void setLoc(Location loc) { loc_ = loc; }
-  void setEntry(Block *entry) { entry_ = entry; }
-
-private:
-  /// Globals go at the top of the module; their names are unique by
-  /// construction (layer and edge numbers).
-  Value global(StringRef name, Type type, Attribute value) {
-    LLVM::GlobalOp g;
-    {
-      OpBuilder::InsertionGuard guard(b_);
-      b_.setInsertionPointToStart(module_.getBody());
-      g = LLVM::GlobalOp::create(b_, loc_, type, /*isConstant=*/true,
-                                 LLVM::Linkage::Internal, name, value);
-    }
-    return LLVM::AddressOfOp::create(b_, loc_, g);
-  }
-
-  ModuleOp module_;
-  OpBuilder &b_;
-  Block *entry_ = nullptr;
-  llvm::DenseMap<int64_t, Value> constants_;
-  Location loc_ = UnknownLoc::get(module_.getContext());
-};
 
 struct LowerToRuntimePass
     : public hd::impl::LowerToRuntimePassBase<LowerToRuntimePass> {
@@ -272,8 +112,8 @@ void LowerToRuntimePass::runOnOperation() {
 
   MLIRContext *context = &getContext();
   OpBuilder b(context);
-  declareAbi(module, b);
-  Emitter e(module, b);
+  declareRuntimeAbi(module, b);
+  ProgramEmitter e(module, b);
   b.setInsertionPointToEnd(module.getBody());
   auto ptrType = LLVM::LLVMPointerType::get(context);
   auto main = func::FuncOp::create(

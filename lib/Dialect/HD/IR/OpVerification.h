@@ -1,8 +1,9 @@
 //===- OpVerification.h - what the layer verifiers share --------*- C++ -*-===//
 //
 // Shapes as text, the size limits every layer obeys, and the checks of a
-// tensor's rank and size; used by the verifiers of HDOps.cpp and
-// ElementwiseOps.cpp.
+// tensor's rank and size; used by the verifiers of every op family's file
+// (WindowOps.cpp, DenseOps.cpp, NormalizationOps.cpp, ElementwiseOps.cpp,
+// LayoutOps.cpp, TransferOps.cpp).
 //
 //===----------------------------------------------------------------------===//
 

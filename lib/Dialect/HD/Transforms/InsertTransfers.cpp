@@ -1,6 +1,6 @@
 //===- InsertTransfers.cpp - explicit transfers and gradient syncs --------===//
 
-#include "hd/Analysis/TransferPlans.h"
+#include "hd/Dialect/HD/Analysis/TransferPlans.h"
 
 #include "hd/Dialect/HD/IR/HDOps.h"
 #include "hd/Dialect/HD/Transforms/Passes.h"

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hd/Analysis/LayerGraphBuilder.h"
+#include "hd/Dialect/HD/Analysis/LayerGraphBuilder.h"
 #include "hd/Dialect/HD/IR/HDOps.h"
 #include "hd/Dialect/HD/Transforms/Passes.h"
 #include "hd/Strategy/Planner.h"

@@ -1,6 +1,6 @@
 //===- VerifyTransfers.cpp - the contract lowering relies on --------------===//
 
-#include "hd/Analysis/TransferPlans.h"
+#include "hd/Dialect/HD/Analysis/TransferPlans.h"
 
 #include "hd/Dialect/HD/IR/HDOps.h"
 #include "hd/Dialect/HD/Transforms/Passes.h"

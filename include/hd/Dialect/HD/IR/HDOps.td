@@ -1,4 +1,15 @@
 //===- HDOps.td - layers of a CNN training graph -----------*- tablegen -*-===//
+//
+// Every op of the hd dialect: the layers, and the transfer and gradient
+// sync the parallelization inserts. Longer than 400 lines because it is one
+// list of op declarations, each short (operands, traits, a description for
+// the generated docs), from which mlir-tblgen generates one HDOps.h.inc,
+// one HDOps.cpp.inc and the dialect's docs: splitting the list would add
+// generated files and build rules without giving any op a different home.
+// The C++ each op adds by hand (verifier, input boxes, counts) is in its
+// family's file under lib/Dialect/HD/IR (HDOps.cpp lists them).
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef HD_DIALECT_HD_IR_HDOPS_TD
 #define HD_DIALECT_HD_IR_HDOPS_TD

@@ -1,17 +1,15 @@
-//===- TransferPlans.h - transfer plans and replica groups of IR -*- C++
-//-*-===//
+//===- TransferPlans.h - transfer plans and replica groups ------*- C++ -*-===//
 //
 // What --hd-insert-transfers builds and --hd-verify-transfers checks, from
 // one place: the plan of an edge and the replica groups of a layer, as IR.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HD_ANALYSIS_TRANSFERPLANS_H
-#define HD_ANALYSIS_TRANSFERPLANS_H
+#ifndef HD_DIALECT_HD_ANALYSIS_TRANSFERPLANS_H
+#define HD_DIALECT_HD_ANALYSIS_TRANSFERPLANS_H
 
-#include "hd/Analysis/LayerGraphBuilder.h"
-
-#include "hd/CostModel/Transfer.h"
+#include "hd/Dialect/HD/Analysis/LayerGraphBuilder.h"
+#include "hd/Tiling/ParallelConfig.h"
 
 #include <optional>
 #include <vector>
@@ -50,4 +48,4 @@ int64_t gradientShardBytes(const ConfiguredModule &m, int layer);
 
 } // namespace hd
 
-#endif // HD_ANALYSIS_TRANSFERPLANS_H
+#endif // HD_DIALECT_HD_ANALYSIS_TRANSFERPLANS_H

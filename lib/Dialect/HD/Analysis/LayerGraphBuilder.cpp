@@ -1,6 +1,13 @@
 //===- LayerGraphBuilder.cpp - hd IR to the cost model's layer graph ------===//
+//
+// Each layer op becomes a Layer through LayerOpInterface alone, keyed by a
+// signature of its op, attributes and types (layers with equal signatures
+// cost the same), and the module by a stable hash of them and its edges, so
+// that a saved strategy applies only to its own model.
+//
+//===----------------------------------------------------------------------===//
 
-#include "hd/Analysis/LayerGraphBuilder.h"
+#include "hd/Dialect/HD/Analysis/LayerGraphBuilder.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"

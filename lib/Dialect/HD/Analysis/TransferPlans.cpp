@@ -1,8 +1,16 @@
 //===- TransferPlans.cpp - transfer plans and replica groups of IR --------===//
+//
+// The plan of an edge comes from Tiling's transfer plan (TransferPlan.h) and
+// the replica groups from the layer's configuration, each built once for
+// --hd-insert-transfers to write and --hd-verify-transfers to check, so the
+// two passes cannot disagree on what a configured module needs.
+//
+//===----------------------------------------------------------------------===//
 
-#include "hd/Analysis/TransferPlans.h"
+#include "hd/Dialect/HD/Analysis/TransferPlans.h"
 
 #include "hd/Dialect/HD/IR/HDOps.h"
+#include "hd/Tiling/TransferPlan.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -42,14 +50,17 @@ std::optional<ArrayAttr> planAttr(const ConfiguredModule &m, int consumer,
                                   unsigned operand) {
   const Layer &layer = m.layers.graph.layers[consumer];
   int producer = layer.inputs[operand].producer;
-  ProducerGrid grid =
-      producerGrid(m.layers.graph.layers[producer].shape, m.configs[producer]);
-  ConsumerTiles tiles = consumerTiles(layer, operand, m.configs[consumer]);
-  if (readsOwnDeviceTile(grid, tiles))
+  TileGrid grid =
+      tileGrid(m.layers.graph.layers[producer].shape, m.configs[producer]);
+  ConsumerBoxes boxes =
+      consumerBoxes(layer.shape, m.configs[consumer], [&](const TileBox &tile) {
+        return layer.inputBox(operand, tile);
+      });
+  if (readsOwnDeviceTile(grid, boxes))
     return std::nullopt;
   MLIRContext *context = m.layers.ops[consumer]->getContext();
   SmallVector<Attribute> moves;
-  for (const BoxMove &move : transferPlan(grid, tiles)) {
+  for (const BoxMove &move : transferPlan(grid, boxes)) {
     SmallVector<int64_t> lo, hi;
     for (unsigned d = 0; d < move.box.rank(); ++d) {
       lo.push_back(move.box[d].lo);

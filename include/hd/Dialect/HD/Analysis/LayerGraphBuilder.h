@@ -1,4 +1,4 @@
-//===- LayerGraphBuilder.h - hd IR as a plain layer graph ------*- C++ -*-===//
+//===- LayerGraphBuilder.h - hd IR as a plain layer graph -------*- C++ -*-===//
 //
 // The one adaptor from IR to the plain-C++ world of the cost model, the
 // search and the planner: every layer op becomes a Layer described only
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HD_ANALYSIS_LAYERGRAPHBUILDER_H
-#define HD_ANALYSIS_LAYERGRAPHBUILDER_H
+#ifndef HD_DIALECT_HD_ANALYSIS_LAYERGRAPHBUILDER_H
+#define HD_DIALECT_HD_ANALYSIS_LAYERGRAPHBUILDER_H
 
 #include "hd/CostModel/LayerGraph.h"
 #include "hd/Dialect/HD/IR/HDOps.h"
@@ -40,4 +40,4 @@ PConfigAttr toAttr(mlir::MLIRContext *context, const ParallelConfig &config);
 
 } // namespace hd
 
-#endif // HD_ANALYSIS_LAYERGRAPHBUILDER_H
+#endif // HD_DIALECT_HD_ANALYSIS_LAYERGRAPHBUILDER_H
