@@ -86,16 +86,16 @@ void Program::defineGradSync(int64_t layer, const int64_t *groups,
 }
 
 void Program::prepare() {
-  batch_ = rankState_.prepare(context_, rankOptions_);
+  int64_t batch = rankState_.prepare(context_, rankOptions_);
   transfers_.prepare(options_.earlyTransfers && !profiling_);
-  inputs_.open(options_, batch_);
+  inputs_.open(options_, batch);
   io_.checkExport();
   checkOutputs();
   if (options_.resume)
     firstStep_ = io_.resume();
   else
     io_.initWeights();
-  reporter_.start(firstStep_, lastStep(), batch_, inputs_.trainingSize());
+  reporter_.start(firstStep_, lastStep(), batch, inputs_.trainingSize());
   timers_.take();
 }
 

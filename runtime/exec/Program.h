@@ -86,7 +86,7 @@ public:
   const Options &options() const { return options_; }
 
 private:
-  Layer &layerNamed(int64_t id, const char *what);
+  Layer &doing(int64_t id, const char *what);
   MPI_Comm split(int color, int key);
   void checkOutputs();
   /// The loss, top-1 and top-5 of the model after `step` steps on the
@@ -108,7 +108,7 @@ private:
   ModelIO io_;
   Reporter reporter_;
   std::string activity_;
-  int64_t firstStep_ = 0, step_ = 0, batch_ = 0;
+  int64_t firstStep_ = 0;
   double stepStart_ = 0;
   /// Whether this step's backward pass has begun (its receives posted).
   bool backwardBegun_ = false;

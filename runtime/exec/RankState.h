@@ -38,7 +38,8 @@ public:
       : network_(network), device_(device), rank_(rank),
         split_(std::move(split)) {}
 
-  /// Sets this rank up; returns the global batch. Collective.
+  /// Sets this rank up, and the global batch in `ctx`; returns the batch.
+  /// Collective.
   int64_t prepare(LayerContext &ctx, const RankOptions &options);
 
   int rank() const { return rank_; }

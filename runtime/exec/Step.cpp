@@ -23,8 +23,8 @@
 
 namespace hdrt::exec {
 
-/// The layer `id`, as what the program is doing (`what` it).
-Layer &Program::layerNamed(int64_t id, const char *what) {
+/// The layer `id`, which the program now does `what` of (activity()).
+Layer &Program::doing(int64_t id, const char *what) {
   Layer &l = network_.layer(id);
   activity_ = std::string(what) + " of layer '" + l.name + "'";
   return l;
@@ -37,7 +37,6 @@ void Program::stepBegin(int64_t step) {
     std::fflush(stderr);
     std::raise(SIGKILL);
   }
-  step_ = step;
   context_.setStep(step);
   stepStart_ = MPI_Wtime();
   timers_.take();
@@ -57,7 +56,7 @@ void Program::stepInputs(int64_t step) {
 }
 
 void Program::forward(int64_t id) {
-  Layer &l = layerNamed(id, "the forward");
+  Layer &l = doing(id, "the forward");
   Charge charge(timers_, Category::Compute, &l.name, " fwd");
   l.partialLoss = 0;
   if (l.task < 0)
@@ -69,7 +68,7 @@ void Program::forward(int64_t id) {
 }
 
 void Program::backward(int64_t id) {
-  Layer &l = layerNamed(id, "the backward");
+  Layer &l = doing(id, "the backward");
   if (!backwardBegun_) {
     backwardBegun_ = true;
     transfers_.postReceives(/*forward=*/false);
@@ -99,7 +98,7 @@ void Program::transferBackward(int64_t id) {
 }
 
 void Program::gradSync(int64_t id) {
-  Layer &l = layerNamed(id, "the gradient sync");
+  Layer &l = doing(id, "the gradient sync");
   Charge charge(timers_, Category::Sync, &l.name, " gradient sync");
   if (l.gradComm == MPI_COMM_NULL)
     throw Error("layer '" + l.name + "' has no replica groups to sync");
@@ -118,7 +117,7 @@ void Program::gradSync(int64_t id) {
 }
 
 void Program::sgdUpdate(int64_t id) {
-  Layer &l = layerNamed(id, "the update");
+  Layer &l = doing(id, "the update");
   Charge charge(timers_, Category::Compute, &l.name, " update");
   if (l.task < 0)
     return;
@@ -134,7 +133,7 @@ void Program::sgdUpdate(int64_t id) {
     timers_.addGradientSyncExposed(MPI_Wtime() - start);
   }
   KernelTimer kernel(timers_);
-  float lr = float(learningRate(options_, step_, lastStep()));
+  float lr = float(learningRate(options_, context_.step(), lastStep()));
   SgdKernels &sgd = kernelsOf<SgdKernels>(*device_);
   for (Param &p : l.params)
     if (p.trained)
@@ -150,7 +149,7 @@ void Program::stepEnd(int64_t step) {
     Charge charge(timers_, Category::Sync);
     MPI_Allreduce(&partial, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
-  double loss = total / double(batch_);
+  double loss = total / double(context_.batch());
   double seconds = MPI_Wtime() - stepStart_;
   TimerTotals totals = timers_.take();
   // Where the device does not time its gradient sums apart, they took what
