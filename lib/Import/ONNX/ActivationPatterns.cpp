@@ -181,11 +181,11 @@ std::optional<LogicalResult> importErfGelu(const onnx::NodeProto &node,
 }
 
 void addActivationPatterns(PatternTable &table) {
-  table.insert({"Clip", importClip});
-  table.insert({"Sigmoid", importSigmoid});
-  table.insert({"HardSigmoid", importHardSigmoid});
-  table.insert({"HardSwish", importHardSwish});
-  table.insert({"Gelu", importGelu});
+  table.add("Clip", importClip);
+  table.add("Sigmoid", importSigmoid);
+  table.add("HardSigmoid", importHardSigmoid);
+  table.add("HardSwish", importHardSwish);
+  table.add("Gelu", importGelu);
 }
 
 } // namespace hd::onnx_import

@@ -232,8 +232,8 @@ static LogicalResult importMatMul(const onnx::NodeProto &node,
 }
 
 void addChannelsLastPatterns(PatternTable &table) {
-  table.insert({"LayerNormalization", importLayerNormalization});
-  table.insert({"MatMul", importMatMul});
+  table.add("LayerNormalization", importLayerNormalization);
+  table.add("MatMul", importMatMul);
 }
 
 } // namespace hd::onnx_import

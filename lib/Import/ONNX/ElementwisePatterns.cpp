@@ -222,13 +222,13 @@ static LogicalResult importIdentity(const onnx::NodeProto &node,
 }
 
 void addElementwisePatterns(PatternTable &table) {
-  table.insert({"Relu", importRelu});
-  table.insert({"Add", importAdd});
-  table.insert({"Mul", importMul});
-  table.insert({"Sub", importSub});
-  table.insert({"Div", importDiv});
-  table.insert({"Dropout", importDropout});
-  table.insert({"Identity", importIdentity});
+  table.add("Relu", importRelu);
+  table.add("Add", importAdd);
+  table.add("Mul", importMul);
+  table.add("Sub", importSub);
+  table.add("Div", importDiv);
+  table.add("Dropout", importDropout);
+  table.add("Identity", importIdentity);
 }
 
 } // namespace hd::onnx_import

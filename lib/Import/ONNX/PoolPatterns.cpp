@@ -165,11 +165,11 @@ static LogicalResult importReduceMean(const onnx::NodeProto &node,
 }
 
 void addPoolPatterns(PatternTable &table) {
-  table.insert({"MaxPool", importMaxPool});
-  table.insert({"AveragePool", importAveragePool});
-  table.insert({"GlobalMaxPool", importGlobalMaxPool});
-  table.insert({"GlobalAveragePool", importGlobalAveragePool});
-  table.insert({"ReduceMean", importReduceMean});
+  table.add("MaxPool", importMaxPool);
+  table.add("AveragePool", importAveragePool);
+  table.add("GlobalMaxPool", importGlobalMaxPool);
+  table.add("GlobalAveragePool", importGlobalAveragePool);
+  table.add("ReduceMean", importReduceMean);
 }
 
 } // namespace hd::onnx_import
