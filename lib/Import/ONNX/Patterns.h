@@ -6,10 +6,13 @@
 // and one line in buildPatternTable, and the driver never names an op type.
 //
 // An op type may have several patterns: the layer it is, the chains of
-// nodes that start at it and that exporters write for one layer, or shape
+// nodes that exporters write for one layer and that start at it (SiLU's
+// Mul, the erf GELU's Div, the layer norm's ReduceMean), and shape
 // arithmetic computed at import. Each pattern answers no match, matched or
-// failed. The driver tries an op type's patterns by benefit, highest
-// first, and stops at the first that matches or fails.
+// failed, so the family that recognizes a chain registers the pattern that
+// starts it, and no family calls into another's. The driver tries an op
+// type's patterns by benefit, highest first, and stops at the first that
+// matches or fails.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,32 +117,6 @@ void addShapePatterns(PatternTable &table);
 void addShapeArithmeticPatterns(PatternTable &table);
 void addLayoutPatterns(PatternTable &table);
 void addChannelsLastPatterns(PatternTable &table);
-
-/// x * f(x) for an activation f that exporters write so (SiLU, hard
-/// swish), as one hd.activation; fails, reporting nothing, for any other
-/// product. `a` and `b` are the node's two inputs.
-mlir::FailureOr<mlir::Value> fuseActivationProduct(const onnx::NodeProto &node,
-                                                   ImportContext &ctx,
-                                                   mlir::Value a,
-                                                   mlir::Value b);
-
-/// The exact GELU as exporters write it before opset 20,
-/// x * (1 + erf(x / sqrt(2))) * 0.5, matched from its Div, as one
-/// hd.activation; x may be channels-last (ConvNeXt's), and the activation
-/// is then computed on its source. nullopt when `node` does not start
-/// that chain.
-std::optional<mlir::LogicalResult>
-importErfGelu(const onnx::NodeProto &node, ImportContext &ctx);
-
-/// The axes a ReduceMean averages: an attribute, or (opset 18) a constant
-/// input.
-mlir::FailureOr<Shape> getReduceAxes(const onnx::NodeProto &node,
-                                     ImportContext &ctx);
-
-/// The layer-norm chain that starts at `mean`, a ReduceMean of the
-/// channels-last `x`, as one hd.layer_norm (ChannelsLastPatterns.cpp).
-mlir::LogicalResult importLayerNormChain(const onnx::NodeProto &mean,
-                                         ImportContext &ctx, mlir::Value x);
 
 /// Every family's patterns.
 PatternTable buildPatternTable();
