@@ -1,10 +1,11 @@
 //===- ActivationPatterns.cpp - ONNX activations to hd.activation ---------===//
 //
 // Clip (ReLU6), Sigmoid, HardSigmoid, HardSwish and Gelu are one hd op with a
-// function. Exporters write three more as chains: SiLU as x * Sigmoid(x)
-// and, before opset 14, hard swish as x * HardSigmoid(x), which Mul
-// recognizes (fuseActivationProduct), and, before opset 20, the exact GELU
-// with Erf, which Div recognizes (importErfGelu).
+// function. Exporters write three more as chains, and this family registers
+// the pattern for the node each starts at, ahead of that op's own layer:
+// SiLU as x * Sigmoid(x) and, before opset 14, hard swish as
+// x * HardSigmoid(x), from the Mul; before opset 20, the exact GELU with Erf,
+// from the Div.
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,8 +112,29 @@ static bool isTorchHardSigmoid(ActivationOp op) {
          op.getBeta().convertToDouble() == 0.5;
 }
 
-FailureOr<Value> fuseActivationProduct(const onnx::NodeProto &node,
-                                       ImportContext &ctx, Value a, Value b) {
+/// The input `name` of a binary node as an elementwise layer reads it (an
+/// imported 2-D or 4-D activation, not a parameter or constant); null when
+/// it is not one, and the elementwise layer reports the node.
+static Value getPlainActivation(ImportContext &ctx, StringRef name) {
+  if (name.empty() || ctx.getParameterShape(name) || ctx.lookupConstant(name))
+    return {};
+  Value x = ctx.lookupValue(name);
+  if (!x || (shapeOf(x).size() != 2 && shapeOf(x).size() != 4))
+    return {};
+  return x;
+}
+
+/// x * f(x) for an activation f that exporters write so (SiLU, hard swish),
+/// as one hd.activation. Any other product is not this pattern's, nor is one
+/// of inputs that the elementwise Mul refuses: that layer reports it.
+static PatternResult importActivationProduct(const onnx::NodeProto &node,
+                                             ImportContext &ctx) {
+  if (node.input_size() != 2)
+    return PatternResult::NoMatch;
+  Value a = getPlainActivation(ctx, node.input(0));
+  Value b = getPlainActivation(ctx, node.input(1));
+  if (!a || !b)
+    return PatternResult::NoMatch;
   for (int side = 0; side < 2; ++side) {
     Value x = side ? b : a, factor = side ? a : b;
     auto act = factor.getDefiningOp<ActivationOp>();
@@ -134,25 +156,30 @@ FailureOr<Value> fuseActivationProduct(const onnx::NodeProto &node,
         builder.getF64FloatAttr(0), builder.getF64FloatAttr(0),
         /*parallel=*/nullptr);
     act.erase();
-    return y;
+    ctx.defineOutput(node, y);
+    return PatternResult::Matched;
   }
-  return failure();
+  return PatternResult::NoMatch;
 }
 
-std::optional<LogicalResult> importErfGelu(const onnx::NodeProto &node,
-                                          ImportContext &ctx) {
+/// The exact GELU as exporters write it before opset 20,
+/// x * (1 + erf(x / sqrt(2))) * 0.5, from its Div, as one hd.activation; x
+/// may be channels-last (ConvNeXt's), and the activation is then computed
+/// on its source. A Div that starts no such chain is not this pattern's.
+static PatternResult importErfGelu(const onnx::NodeProto &node,
+                                   ImportContext &ctx) {
   if (node.input_size() != 2)
-    return std::nullopt;
+    return PatternResult::NoMatch;
   StringRef x = node.input(0);
   // Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x, .) -> Mul(0.5), each link
   // the only consumer of the one before.
   if (!ctx.otherInputIsScalar(node, x, M_SQRT2))
-    return std::nullopt;
+    return PatternResult::NoMatch;
   const onnx::NodeProto *erf = ctx.getOnlyUse(node.output(0), "Erf");
   const onnx::NodeProto *plusOne =
       erf ? ctx.getOnlyUse(erf->output(0), "Add") : nullptr;
   if (!plusOne || !ctx.otherInputIsScalar(*plusOne, erf->output(0), 1.0))
-    return std::nullopt;
+    return PatternResult::NoMatch;
   const onnx::NodeProto *times = ctx.getOnlyUse(plusOne->output(0), "Mul");
   const onnx::NodeProto *half =
       times ? ctx.getOnlyUse(times->output(0), "Mul") : nullptr;
@@ -160,12 +187,12 @@ std::optional<LogicalResult> importErfGelu(const onnx::NodeProto &node,
       times->input_size() != 2 ||
       (times->input(0) == plusOne->output(0) ? times->input(1)
                                              : times->input(0)) != x)
-    return std::nullopt;
+    return PatternResult::NoMatch;
   Value channelsLast = ctx.lookupChannelsLast(x);
   FailureOr<Value> in = channelsLast ? FailureOr<Value>(channelsLast)
                                      : ctx.getElementwiseInput(node, 0);
   if (failed(in))
-    return failure();
+    return PatternResult::Failed;
   OpBuilder &b = ctx.getBuilder();
   Value y = ActivationOp::create(
       b, ctx.getLoc(node), *in,
@@ -177,15 +204,17 @@ std::optional<LogicalResult> importErfGelu(const onnx::NodeProto &node,
     ctx.defineChannelsLast(half->output(0), y);
   else
     ctx.defineValue(half->output(0), y);
-  return success();
+  return PatternResult::Matched;
 }
 
 void addActivationPatterns(PatternTable &table) {
-  table.insert({"Clip", importClip});
-  table.insert({"Sigmoid", importSigmoid});
-  table.insert({"HardSigmoid", importHardSigmoid});
-  table.insert({"HardSwish", importHardSwish});
-  table.insert({"Gelu", importGelu});
+  table.add("Clip", importClip);
+  table.add("Sigmoid", importSigmoid);
+  table.add("HardSigmoid", importHardSigmoid);
+  table.add("HardSwish", importHardSwish);
+  table.add("Gelu", importGelu);
+  table.add("Mul", PatternBenefit::Chain, importActivationProduct);
+  table.add("Div", PatternBenefit::Chain, importErfGelu);
 }
 
 } // namespace hd::onnx_import

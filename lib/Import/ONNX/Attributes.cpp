@@ -199,4 +199,17 @@ LogicalResult applyAutoPad(const onnx::NodeProto &node, ImportContext &ctx,
   return success();
 }
 
+FailureOr<Shape> getReduceAxes(const onnx::NodeProto &node,
+                               ImportContext &ctx) {
+  // Opset 18 moved the axes from an attribute to a constant input.
+  if (node.input_size() > 1 && !node.input(1).empty()) {
+    const onnx::TensorProto *t = ctx.lookupConstant(node.input(1));
+    std::optional<Shape> axes = t ? tensorInts(*t) : std::nullopt;
+    if (!axes)
+      return ctx.fail(node) << "input axes must be a constant";
+    return *axes;
+  }
+  return intsAttr(node, "axes").value_or(Shape{});
+}
+
 } // namespace hd::onnx_import

@@ -69,6 +69,11 @@ mlir::LogicalResult applyAutoPad(const onnx::NodeProto &node,
                                  llvm::ArrayRef<int64_t> dilation,
                                  llvm::StringRef rangeError, Shape &pads);
 
+/// The axes a ReduceMean averages: an attribute, or (opset 18) a constant
+/// input; fails, reporting why, when that input is not a constant.
+mlir::FailureOr<Shape> getReduceAxes(const onnx::NodeProto &node,
+                                     ImportContext &ctx);
+
 /// Fails, reporting the first one, when an attribute hd reads is present
 /// with another type than hd expects.
 mlir::LogicalResult checkAttributeTypes(const onnx::NodeProto &node,

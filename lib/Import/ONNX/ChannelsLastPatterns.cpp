@@ -6,7 +6,9 @@
 // channels-last node becomes a layer on the N x C x H x W source:
 // - LayerNormalization over the last axis (opset 17), and the chain older
 //   opsets write for it (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div,
-//   Mul, Add), become one hd.layer_norm over the channels;
+//   Mul, Add), become one hd.layer_norm over the channels: the chain is a
+//   ReduceMean pattern ahead of the global average pool's, and takes
+//   every ReduceMean of a channels-last tensor;
 // - a MatMul by a [C, K] weight (or the Transpose of a [K, C] one, as
 //   Linear exports), with the bias Add that follows, is a 1x1 convolution.
 // The layer scale that follows, a Mul by a [C, 1, 1] parameter, is
@@ -95,8 +97,10 @@ static LogicalResult importLayerNormalization(const onnx::NodeProto &node,
   return success();
 }
 
-LogicalResult importLayerNormChain(const onnx::NodeProto &mean,
-                                   ImportContext &ctx, Value x) {
+/// The layer-norm chain that starts at `mean`, a ReduceMean of the
+/// channels-last `x`, as one hd.layer_norm.
+static LogicalResult importLayerNormChain(const onnx::NodeProto &mean,
+                                          ImportContext &ctx, Value x) {
   // x - mean(x), normalized by sqrt(mean((x - mean(x))^2) + eps), scaled
   // and shifted: follow the chain from the first mean, each link the only
   // consumer of the one before, except the centred value, which feeds the
@@ -176,6 +180,17 @@ LogicalResult importLayerNormChain(const onnx::NodeProto &mean,
   return success();
 }
 
+/// A ReduceMean of a channels-last tensor, which hd supports only as the
+/// start of a layer norm; any other ReduceMean is not this pattern's.
+static PatternResult importLayerNormFromMean(const onnx::NodeProto &mean,
+                                             ImportContext &ctx) {
+  Value x = mean.input_size() > 0 ? ctx.lookupChannelsLast(mean.input(0))
+                                  : Value();
+  if (!x)
+    return PatternResult::NoMatch;
+  return matchedOrFailed(importLayerNormChain(mean, ctx, x));
+}
+
 static LogicalResult importMatMul(const onnx::NodeProto &node,
                                   ImportContext &ctx) {
   if (node.input_size() != 2)
@@ -232,8 +247,9 @@ static LogicalResult importMatMul(const onnx::NodeProto &node,
 }
 
 void addChannelsLastPatterns(PatternTable &table) {
-  table.insert({"LayerNormalization", importLayerNormalization});
-  table.insert({"MatMul", importMatMul});
+  table.add("LayerNormalization", importLayerNormalization);
+  table.add("ReduceMean", PatternBenefit::Chain, importLayerNormFromMean);
+  table.add("MatMul", importMatMul);
 }
 
 } // namespace hd::onnx_import

@@ -98,7 +98,7 @@ static LogicalResult importConv(const onnx::NodeProto &node,
 }
 
 void addConvPatterns(PatternTable &table) {
-  table.insert({"Conv", importConv});
+  table.add("Conv", importConv);
 }
 
 } // namespace hd::onnx_import

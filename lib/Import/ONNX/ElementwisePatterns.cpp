@@ -7,6 +7,11 @@
 // normalization inside the model), and Identity and Dropout turned off add
 // no op at all.
 //
+// These are the op types' layers, tried after the patterns of higher
+// benefit: shape arithmetic on integer constants (ShapeArithmetic.cpp) and
+// the activations that exporters write as a Mul or from a Div
+// (ActivationPatterns.cpp) take their nodes first.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Attributes.h"
@@ -124,12 +129,6 @@ static LogicalResult importBinary(const onnx::NodeProto &node,
     return failure();
   auto [a, b] = *operands;
   OpBuilder &builder = ctx.getBuilder();
-  if (f == BinaryFunction::Mul)
-    if (FailureOr<Value> fused = fuseActivationProduct(node, ctx, a, b);
-        succeeded(fused)) {
-      ctx.defineOutput(node, *fused);
-      return success();
-    }
   Shape sa = shapeOf(a), sb = shapeOf(b);
   if (sa == sb && f == BinaryFunction::Add) {
     ctx.defineOutput(node, AddOp::create(builder, ctx.getLoc(node), a, b,
@@ -173,8 +172,6 @@ static LogicalResult importMul(const onnx::NodeProto &node,
 
 static LogicalResult importDiv(const onnx::NodeProto &node,
                                ImportContext &ctx) {
-  if (std::optional<LogicalResult> gelu = importErfGelu(node, ctx))
-    return *gelu;
   return importBinary(node, ctx, BinaryFunction::Div);
 }
 
@@ -222,13 +219,13 @@ static LogicalResult importIdentity(const onnx::NodeProto &node,
 }
 
 void addElementwisePatterns(PatternTable &table) {
-  table.insert({"Relu", importRelu});
-  table.insert({"Add", importAdd});
-  table.insert({"Mul", importMul});
-  table.insert({"Sub", importSub});
-  table.insert({"Div", importDiv});
-  table.insert({"Dropout", importDropout});
-  table.insert({"Identity", importIdentity});
+  table.add("Relu", importRelu);
+  table.add("Add", importAdd);
+  table.add("Mul", importMul);
+  table.add("Sub", importSub);
+  table.add("Div", importDiv);
+  table.add("Dropout", importDropout);
+  table.add("Identity", importIdentity);
 }
 
 } // namespace hd::onnx_import

@@ -2,7 +2,9 @@
 //
 // The graph driver: it checks the graph's inputs and output, builds the
 // training function, and walks the nodes in order, handing each to the
-// pattern its op type names in the table (Patterns.h).
+// patterns its op type names in the table (Patterns.h), highest benefit
+// first, until one matches or fails; a node that none takes is not
+// supported.
 //
 // Shapes are computed by hd itself from the input shape and each layer's
 // attributes (the same formulas the op verifiers use), not by ONNX shape
@@ -120,13 +122,13 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return ctx.fail(node) << "domain '" << node.domain()
                           << "' is not supported";
-  if (std::optional<LogicalResult> folded = foldShapeArithmetic(node, ctx))
-    return *folded;
-  const PatternTable &patterns = getPatternTable();
-  auto it = patterns.find(node.op_type());
-  if (it == patterns.end())
-    return ctx.fail(node) << "op type is not supported";
-  return it->second(node, ctx);
+  for (const PatternTable::Entry &pattern :
+       getPatternTable().lookup(node.op_type())) {
+    PatternResult result = pattern.matchAndImport(node, ctx);
+    if (result != PatternResult::NoMatch)
+      return success(result == PatternResult::Matched);
+  }
+  return ctx.fail(node) << "op type is not supported";
 }
 
 LogicalResult GraphImporter::importNodes() {

@@ -7,7 +7,8 @@
 //   of dims 1 and 2, Reshape back, as one hd.channel_shuffle;
 // - ConvNeXt's Transpose to channels-last and back: no IR, the
 //   channels-last value stands for its N x C x H x W source, and the
-//   patterns that read one (LayerNormPatterns.cpp) compute on the source;
+//   patterns that read one (ChannelsLastPatterns.cpp) compute on the
+//   source;
 // - the Transpose of a 2-D parameter, a MatMul's weight;
 // - Slice and Split along the channels, as hd.slice.
 // Reshape targets and slice bounds are constants once shape arithmetic is
@@ -283,10 +284,10 @@ static LogicalResult importSplit(const onnx::NodeProto &node,
 }
 
 void addLayoutPatterns(PatternTable &table) {
-  table.insert({"Reshape", importReshape});
-  table.insert({"Transpose", importTranspose});
-  table.insert({"Slice", importSlice});
-  table.insert({"Split", importSplit});
+  table.add("Reshape", importReshape);
+  table.add("Transpose", importTranspose);
+  table.add("Slice", importSlice);
+  table.add("Split", importSplit);
 }
 
 } // namespace hd::onnx_import

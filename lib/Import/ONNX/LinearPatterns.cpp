@@ -71,7 +71,7 @@ static LogicalResult importGemm(const onnx::NodeProto &node,
 }
 
 void addLinearPatterns(PatternTable &table) {
-  table.insert({"Gemm", importGemm});
+  table.add("Gemm", importGemm);
 }
 
 } // namespace hd::onnx_import

@@ -52,7 +52,7 @@ static LogicalResult importBatchNorm(const onnx::NodeProto &node,
 }
 
 void addNormalizationPatterns(PatternTable &table) {
-  table.insert({"BatchNormalization", importBatchNorm});
+  table.add("BatchNormalization", importBatchNorm);
 }
 
 } // namespace hd::onnx_import

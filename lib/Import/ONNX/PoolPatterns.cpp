@@ -1,9 +1,12 @@
 //===- PoolPatterns.cpp - ONNX pooling to hd.pool2d -----------------------===//
 //
 // MaxPool, AveragePool and their global forms are one hd op with a kind and a
-// `global` flag; a ReduceMean over H and W is a global average pool. Only what hd's pooling computes is accepted: no dilations,
-// no indices output, and a folded zero Pad only where it means the same as
-// the pool's own padding (an average that counts the padded zeros).
+// `global` flag; a ReduceMean over H and W is a global average pool (a
+// ReduceMean of a channels-last tensor is a layer norm's, whose pattern,
+// in ChannelsLastPatterns.cpp, comes first). Only what hd's pooling
+// computes is accepted: no dilations, no indices output, and a folded zero
+// Pad only where it means the same as the pool's own padding (an average
+// that counts the padded zeros).
 //
 //===----------------------------------------------------------------------===//
 
@@ -116,26 +119,10 @@ static LogicalResult importGlobalAveragePool(const onnx::NodeProto &node,
   return importPool(node, ctx, PoolKind::Avg, /*global=*/true);
 }
 
-FailureOr<Shape> getReduceAxes(const onnx::NodeProto &node,
-                               ImportContext &ctx) {
-  // Opset 18 moved the axes from an attribute to a constant input.
-  if (node.input_size() > 1 && !node.input(1).empty()) {
-    const onnx::TensorProto *t = ctx.lookupConstant(node.input(1));
-    std::optional<Shape> axes = t ? tensorInts(*t) : std::nullopt;
-    if (!axes)
-      return ctx.fail(node) << "input axes must be a constant";
-    return *axes;
-  }
-  return intsAttr(node, "axes").value_or(Shape{});
-}
-
 /// The mean over H and W, as EfficientNet and MNASNet write global
 /// pooling: a global average pool, then (keepdims = 0) a flatten to N x C.
 static LogicalResult importReduceMean(const onnx::NodeProto &node,
                                       ImportContext &ctx) {
-  if (node.input_size() > 0)
-    if (Value x = ctx.lookupChannelsLast(node.input(0)))
-      return importLayerNormChain(node, ctx, x);
   FailureOr<Shape> axes = getReduceAxes(node, ctx);
   if (failed(axes))
     return failure();
@@ -165,11 +152,11 @@ static LogicalResult importReduceMean(const onnx::NodeProto &node,
 }
 
 void addPoolPatterns(PatternTable &table) {
-  table.insert({"MaxPool", importMaxPool});
-  table.insert({"AveragePool", importAveragePool});
-  table.insert({"GlobalMaxPool", importGlobalMaxPool});
-  table.insert({"GlobalAveragePool", importGlobalAveragePool});
-  table.insert({"ReduceMean", importReduceMean});
+  table.add("MaxPool", importMaxPool);
+  table.add("AveragePool", importAveragePool);
+  table.add("GlobalMaxPool", importGlobalMaxPool);
+  table.add("GlobalAveragePool", importGlobalAveragePool);
+  table.add("ReduceMean", importReduceMean);
 }
 
 } // namespace hd::onnx_import

@@ -7,8 +7,10 @@
 // constants is computed here. The patterns that take a shape or slice
 // bounds (Reshape, Slice, Split) then read plain constants.
 //
-// Only small integer tensors (at most 1-D, as shapes are) are folded; a
-// node on anything else is left to the pattern table, which reports it.
+// Only small integer tensors (at most 1-D, as shapes are) are folded. The
+// fold of each op type is a pattern of the highest benefit, so it sees the
+// node before any layer or chain of that op type; a node on anything else
+// is not its, and the op type's other patterns (or none) take it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,83 +135,109 @@ FailureOr<Ints> sliceVector(const onnx::NodeProto &node, ImportContext &ctx,
                         in[0].values.begin() + std::max(lo, hi)));
 }
 
-FailureOr<Ints> fold(const onnx::NodeProto &node, ImportContext &ctx,
-                     ArrayRef<Ints> in) {
-  const std::string &op = node.op_type();
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-    if (in.size() != 2)
-      return ctx.fail(node) << "expects 2 inputs";
-    return arithmetic(node, ctx, in[0], in[1]);
+FailureOr<Ints> foldArithmetic(const onnx::NodeProto &node, ImportContext &ctx,
+                               ArrayRef<Ints> in) {
+  if (in.size() != 2)
+    return ctx.fail(node) << "expects 2 inputs";
+  return arithmetic(node, ctx, in[0], in[1]);
+}
+
+FailureOr<Ints> foldGather(const onnx::NodeProto &node, ImportContext &ctx,
+                           ArrayRef<Ints> in) {
+  if (in.size() != 2)
+    return ctx.fail(node) << "expects 2 inputs";
+  return gather(node, ctx, in[0], in[1]);
+}
+
+FailureOr<Ints> foldConcat(const onnx::NodeProto &node, ImportContext &ctx,
+                           ArrayRef<Ints> in) {
+  Ints out = vectorOf({});
+  for (const Ints &i : in) {
+    if (i.dims.size() != 1)
+      return ctx.fail(node) << "hd folds a Concat of shape values only of "
+                               "vectors";
+    out.values.append(i.values);
   }
-  if (op == "Gather") {
-    if (in.size() != 2)
-      return ctx.fail(node) << "expects 2 inputs";
-    return gather(node, ctx, in[0], in[1]);
-  }
-  if (op == "Slice")
-    return sliceVector(node, ctx, in);
-  if (op == "Concat") {
-    Ints out = vectorOf({});
-    for (const Ints &i : in) {
-      if (i.dims.size() != 1)
-        return ctx.fail(node) << "hd folds a Concat of shape values only of "
-                                 "vectors";
-      out.values.append(i.values);
-    }
-    out.dims[0] = int64_t(out.values.size());
-    return out;
-  }
-  if (op == "Cast" || op == "Identity")
-    return in[0];
-  // Exporters unsqueeze a scalar dim into a 1-value vector for Concat.
+  out.dims[0] = int64_t(out.values.size());
+  return out;
+}
+
+/// Identity, and a Cast between integer types: the values stay.
+FailureOr<Ints> foldCopy(const onnx::NodeProto &, ImportContext &,
+                         ArrayRef<Ints> in) {
+  return in[0];
+}
+
+/// Whether the axes of an Unsqueeze or Squeeze name the one axis a scalar
+/// and a 1-value vector differ by.
+bool isFirstAxisOnly(const Shape &axes) {
+  return axes == Shape{0} || axes == Shape{-1};
+}
+
+/// Exporters unsqueeze a scalar dim into a 1-value vector for Concat.
+FailureOr<Ints> foldUnsqueeze(const onnx::NodeProto &node, ImportContext &ctx,
+                              ArrayRef<Ints> in) {
   std::optional<Shape> axes = axesOf(node, ctx);
-  bool firstAxis = !axes || *axes == Shape{0} || *axes == Shape{-1};
-  if (op == "Unsqueeze") {
-    if (!in[0].dims.empty() || !axes || !firstAxis)
-      return ctx.fail(node) << "hd folds an Unsqueeze of shape values only "
-                               "from a scalar to a 1-value vector";
-    return vectorOf(in[0].values);
-  }
-  if (in[0].dims != Shape{1} || !firstAxis)
+  if (!in[0].dims.empty() || !axes || !isFirstAxisOnly(*axes))
+    return ctx.fail(node) << "hd folds an Unsqueeze of shape values only "
+                             "from a scalar to a 1-value vector";
+  return vectorOf(in[0].values);
+}
+
+FailureOr<Ints> foldSqueeze(const onnx::NodeProto &node, ImportContext &ctx,
+                            ArrayRef<Ints> in) {
+  // Without axes, Squeeze drops every dim of 1: a 1-value vector's only one.
+  std::optional<Shape> axes = axesOf(node, ctx);
+  if (in[0].dims != Shape{1} || (axes && !isFirstAxisOnly(*axes)))
     return ctx.fail(node) << "hd folds a Squeeze of shape values only from a "
                              "1-value vector to a scalar";
   return Ints{Shape{}, in[0].values};
 }
 
-} // namespace
+/// Computes a node's integer result from its inputs, all integer constants,
+/// or reports why hd does not.
+using IntsFold = FailureOr<Ints> (*)(const onnx::NodeProto &node,
+                                     ImportContext &ctx, ArrayRef<Ints> in);
 
-std::optional<LogicalResult> foldShapeArithmetic(const onnx::NodeProto &node,
-                                                 ImportContext &ctx) {
-  static const llvm::StringSet<> foldable = {
-      "Add",   "Sub",  "Mul",       "Div",     "Gather",  "Slice",
-      "Concat", "Cast", "Identity", "Unsqueeze", "Squeeze"};
-  if (!foldable.contains(node.op_type()))
-    return std::nullopt;
-  // Cast to a float type is not shape arithmetic.
-  if (node.op_type() == "Cast") {
-    int64_t to = intAttr(node, "to").value_or(0);
-    if (to != onnx::TensorProto::INT64 && to != onnx::TensorProto::INT32)
-      return std::nullopt;
-  }
+/// Defines the output of `node` as `fold` computes it when every input is
+/// a small integer constant; not the pattern's node otherwise.
+PatternResult foldInts(const onnx::NodeProto &node, ImportContext &ctx,
+                       IntsFold fold) {
   SmallVector<Ints> in;
   for (int i = 0; i < node.input_size(); ++i) {
     if (node.input(i).empty())
-      return std::nullopt;
+      return PatternResult::NoMatch;
     std::optional<Ints> ints = readInts(ctx, node.input(i));
     if (!ints)
-      return std::nullopt;
+      return PatternResult::NoMatch;
     in.push_back(std::move(*ints));
   }
-  // A Mul or Add of two constants that are not shape values (a weight
-  // times a scale) stays the pattern's to report.
+  // A node without inputs computes nothing from shapes; its layer, if the
+  // op type has one, reports it.
   if (in.empty())
-    return std::nullopt;
+    return PatternResult::NoMatch;
   FailureOr<Ints> out = fold(node, ctx, in);
   if (failed(out))
-    return failure();
+    return PatternResult::Failed;
   ctx.defineConstant(node.output(0), toTensor(*out));
-  return success();
+  return PatternResult::Matched;
 }
+
+/// The pattern that folds its op type with `fold`.
+template <IntsFold fold>
+PatternResult foldPattern(const onnx::NodeProto &node, ImportContext &ctx) {
+  return foldInts(node, ctx, fold);
+}
+
+/// A Cast to an integer type; one to a float type is not shape arithmetic.
+PatternResult foldCast(const onnx::NodeProto &node, ImportContext &ctx) {
+  int64_t to = intAttr(node, "to").value_or(0);
+  if (to != onnx::TensorProto::INT64 && to != onnx::TensorProto::INT32)
+    return PatternResult::NoMatch;
+  return foldInts(node, ctx, foldCopy);
+}
+
+} // namespace
 
 /// Shape of an activation: its dims, the batch as chosen at import.
 static LogicalResult importShape(const onnx::NodeProto &node,
@@ -232,7 +260,16 @@ static LogicalResult importShape(const onnx::NodeProto &node,
 }
 
 void addShapeArithmeticPatterns(PatternTable &table) {
-  table.insert({"Shape", importShape});
+  for (StringRef opType : {"Add", "Sub", "Mul", "Div"})
+    table.add(opType, PatternBenefit::Fold, foldPattern<foldArithmetic>);
+  table.add("Gather", PatternBenefit::Fold, foldPattern<foldGather>);
+  table.add("Slice", PatternBenefit::Fold, foldPattern<sliceVector>);
+  table.add("Concat", PatternBenefit::Fold, foldPattern<foldConcat>);
+  table.add("Cast", PatternBenefit::Fold, foldCast);
+  table.add("Identity", PatternBenefit::Fold, foldPattern<foldCopy>);
+  table.add("Unsqueeze", PatternBenefit::Fold, foldPattern<foldUnsqueeze>);
+  table.add("Squeeze", PatternBenefit::Fold, foldPattern<foldSqueeze>);
+  table.add("Shape", importShape);
 }
 
 } // namespace hd::onnx_import

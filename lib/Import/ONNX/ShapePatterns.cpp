@@ -151,10 +151,10 @@ static LogicalResult importConstant(const onnx::NodeProto &node,
 }
 
 void addShapePatterns(PatternTable &table) {
-  table.insert({"Flatten", importFlatten});
-  table.insert({"Concat", importConcat});
-  table.insert({"Pad", importPad});
-  table.insert({"Constant", importConstant});
+  table.add("Flatten", importFlatten);
+  table.add("Concat", importConcat);
+  table.add("Pad", importPad);
+  table.add("Constant", importConstant);
 }
 
 } // namespace hd::onnx_import

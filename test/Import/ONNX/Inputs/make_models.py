@@ -342,3 +342,34 @@ nodes = [
 ]
 inputs = [image("x", 3, 6), param("w0", [4, 3, 3, 3]), param("p", [4, 1, 1])]
 save(h.make_graph(nodes, "shared_weights", inputs, [out]), "shared_weights.onnx")
+
+# An op type's patterns, tried by benefit. A Mul of x and a Sigmoid(x) that
+# another node reads too is no SiLU (the sigmoid would disappear into it),
+# and a Div by something other than sqrt(2) starts no erf GELU: the layers
+# take both. A shape value cast to float is not shape arithmetic.
+nodes = [
+    h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[3, 3]),
+    h.make_node("Sigmoid", ["c0"], ["s"], name="sigmoid/shared"),
+    h.make_node("Mul", ["c0", "s"], ["m"], name="mul/not_silu"),
+    h.make_node("Div", ["m", "s"], ["d"], name="div/not_gelu"),
+    h.make_node("GlobalAveragePool", ["d"], ["g"], name="gap"),
+    h.make_node("Flatten", ["g"], ["logits"], name="flatten"),
+]
+inputs = [image("x", 3, 6), param("w0", [4, 3, 3, 3])]
+out = h.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 4])
+save(h.make_graph(nodes, "pattern_order", inputs, [out]), "pattern_order.onnx")
+# Op types that only shape arithmetic registers, on what it does not fold.
+nodes = [
+    h.make_node("Conv", ["x", "w0"], ["c0"], name="conv", kernel_shape=[3, 3]),
+    const("zero", TensorProto.INT64, [], [0]),
+    h.make_node("Gather", ["c0", "zero"], ["g0"], name="gather/activation"),
+    h.make_node("Shape", ["c0"], ["dims"], name="shape"),
+    h.make_node("Cast", ["dims"], ["fdims"], name="cast/to_float",
+                to=TensorProto.FLOAT),
+    h.make_node("Unsqueeze", ["c0", "zero"], ["u0"],
+                name="unsqueeze/activation"),
+    h.make_node("GlobalAveragePool", ["c0"], ["g"], name="gap"),
+    h.make_node("Flatten", ["g"], ["logits"], name="flatten"),
+]
+save(h.make_graph(nodes, "fold_only_errors", inputs, [out]),
+     "fold_only_errors.onnx")
