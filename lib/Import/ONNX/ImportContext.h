@@ -4,10 +4,10 @@
 // far, the parameters and constants, who reads each value, the folds that
 // wait for their consumer, the builder, and where to report a node that
 // cannot be imported. Keeping that surface in one place is what lets a
-// pattern be a small function in its family's file, and lets a future
-// pattern that matches a chain of nodes (x * Sigmoid(x), Transpose-MatMul-
-// Transpose) look at a value's consumers and at constants the same way a
-// single-node pattern looks at its inputs.
+// pattern be a small function in its family's file, and lets a pattern
+// that matches a chain of nodes (x * Sigmoid(x), a layer norm's
+// ReduceMean ... Add) look at a value's consumers and at constants the
+// same way a single-node pattern looks at its inputs.
 //
 //===----------------------------------------------------------------------===//
 
