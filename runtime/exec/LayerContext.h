@@ -1,5 +1,4 @@
-//===- LayerContext.h - what a layer kind's code sees of its rank -*- C++
-//-*-===//
+//===- LayerContext.h - what a layer kind sees of its rank ------*- C++ -*-===//
 //
 // A layer executor (exec/layers/) runs its kind's kernels on this rank's
 // tile, and needs little else of the program: the device, the timers its

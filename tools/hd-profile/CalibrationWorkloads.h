@@ -1,5 +1,4 @@
-//===- CalibrationWorkloads.h - the layers that calibrate a host -*- C++
-//-*-===//
+//===- CalibrationWorkloads.h - the layers calibrating a host ---*- C++ -*-===//
 //
 // The cost model's roofline has three figures per device: a dense rate, a
 // memory rate and a launch cost. `hd-profile calibrate` measures them on

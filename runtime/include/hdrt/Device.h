@@ -1,5 +1,4 @@
-//===- Device.h - where a rank's tensors live and its kernels run -*- C++
-//-*-===//
+//===- Device.h - where a rank's tensors live and work runs -----*- C++ -*-===//
 //
 // One rank drives one device: the host's cores (oneDNN kernels, MPI
 // messages) or a GPU (cuDNN, cuBLAS, NCCL). The executor (exec/) keeps the

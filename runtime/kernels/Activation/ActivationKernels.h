@@ -1,5 +1,4 @@
-//===- ActivationKernels.h - hd.activation, forward and backward -*- C++
-//-*-===//
+//===- ActivationKernels.h - hd.activation and its gradient -----*- C++ -*-===//
 //
 // One definition of each elementwise activation and its derivative, for the
 // CPU loop and the CUDA kernel alike, so that the two devices cannot

@@ -1,5 +1,4 @@
-//===- DropoutKernels.h - dropout with a partition-independent mask -*- C++
-//-*-===//
+//===- DropoutKernels.h - dropout, the same under any split -----*- C++ -*-===//
 //
 // Each element's mask is drawn from (seed, stream, its global index), so
 // every split of the layer drops the same elements; the backward is the

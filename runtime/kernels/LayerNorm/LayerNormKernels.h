@@ -1,5 +1,4 @@
-//===- LayerNormKernels.h - layer norm over the channels of each pixel -*- C++
-//-*-===//
+//===- LayerNormKernels.h - layer norm over channels ------------*- C++ -*-===//
 //
 // On an n x c x hw tile whose channels are part of `channels`: each tile
 // sums its channels of each pixel, the executor all-reduces the sums over

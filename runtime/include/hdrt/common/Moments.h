@@ -1,5 +1,4 @@
-//===- Moments.h - a mean and an inverse deviation from two sums -*- C++
-//-*-===//
+//===- Moments.h - a mean and an inverse deviation --------------*- C++ -*-===//
 //
 // Normalization layers sum x and x^2 over the values each statistic spans
 // (each task its part, then an all-reduce over the tasks that share it),
