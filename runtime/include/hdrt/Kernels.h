@@ -18,6 +18,7 @@
 #define HDRT_KERNELS_H
 
 #include <memory>
+#include <type_traits>
 
 namespace hdrt {
 
@@ -46,15 +47,22 @@ KernelFactory findKernels(const char *set, const char *backend);
 /// where a device keeps its set.
 int kernelSetSlot(const char *set);
 
-/// `Impl` (constructed from the Device &) is backend `Backend`'s
-/// implementation of interface `Set`. At namespace scope, once per pair.
+/// Makes `Impl` for `device`: from the device where it keeps some of it
+/// (a stream, library handles), else from nothing.
+template <typename Impl>
+std::unique_ptr<KernelSet> makeKernelSet(Device &device) {
+  if constexpr (std::is_constructible_v<Impl, Device &>)
+    return std::make_unique<Impl>(device);
+  else
+    return std::make_unique<Impl>();
+}
+
+/// `Impl` is backend `Backend`'s implementation of interface `Set`. At
+/// namespace scope, once per pair.
 #define HDRT_REGISTER_KERNELS(Set, Backend, Impl)                              \
   [[maybe_unused]] static const bool hdrtRegistered##Impl =                    \
-      ::hdrt::registerKernels(                                                 \
-          Set::kName, Backend,                                                 \
-          [](::hdrt::Device &device) -> std::unique_ptr<::hdrt::KernelSet> {   \
-            return std::make_unique<Impl>(device);                             \
-          })
+      ::hdrt::registerKernels(Set::kName, Backend,                             \
+                              &::hdrt::makeKernelSet<Impl>)
 
 } // namespace hdrt
 

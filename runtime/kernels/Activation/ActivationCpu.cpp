@@ -36,8 +36,6 @@ template <typename Body> void dispatch(const Activation &f, Body body) {
 
 class CpuActivation final : public ActivationKernels {
 public:
-  explicit CpuActivation(Device &) {}
-
   void forward(const Activation &f, int64_t count, const float *in,
                float *out) override {
     dispatch(f, [&](const Activation &g) {

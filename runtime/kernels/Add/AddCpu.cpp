@@ -11,8 +11,6 @@ namespace {
 
 class CpuAdd final : public AddKernels {
 public:
-  explicit CpuAdd(Device &) {}
-
   void forward(int64_t count, const float *a, const float *b, float *out,
                bool applyRelu) override {
     if (applyRelu)

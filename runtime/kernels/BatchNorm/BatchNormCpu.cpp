@@ -230,8 +230,6 @@ template <typename Loop> void byBlock(int64_t block, int64_t c, Loop loop) {
 
 class CpuBatchNorm final : public BatchNormKernels {
 public:
-  explicit CpuBatchNorm(Device &) {}
-
   void partialSums(int64_t n, int64_t c, int64_t hw, int64_t block,
                    const float *in, double *sums) override {
     std::fill(sums, sums + 2 * c, 0.0);

@@ -15,8 +15,6 @@ namespace {
 
 class CpuBinary final : public BinaryKernels {
 public:
-  explicit CpuBinary(Device &) {}
-
   void forward(BinaryFunction f, int64_t rows, int64_t cols, bool broadcast,
                const float *a, const float *b, float *out) override {
     parallelFor(rows, rows * cols, [&](int64_t r) {

@@ -10,8 +10,6 @@ namespace {
 
 class CpuChannelShuffle final : public ChannelShuffleKernels {
 public:
-  explicit CpuChannelShuffle(Device &) {}
-
   void shuffle(int64_t n, int64_t c, int64_t hw, int64_t groups,
                const float *in, float *out) override {
     int64_t perGroup = c / groups;

@@ -67,8 +67,6 @@ struct ConvDescs {
 
 class CpuConv2d final : public Conv2dKernels {
 public:
-  explicit CpuConv2d(Device &) {}
-
   void forward(const Conv2dShape &s, const float *in, const float *weight,
                const float *bias, float *out) override {
     ConvDescs d(s);

@@ -8,8 +8,6 @@ namespace {
 
 class CpuDropout final : public DropoutKernels {
 public:
-  explicit CpuDropout(Device &) {}
-
   void apply(const TileRegion &tile, uint64_t seed, uint64_t stream,
              float ratio, const float *in, float *out) override {
     float keep = 1.0f / (1.0f - ratio);

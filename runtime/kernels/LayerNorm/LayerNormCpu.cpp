@@ -15,8 +15,6 @@ namespace {
 
 class CpuLayerNorm final : public LayerNormKernels {
 public:
-  explicit CpuLayerNorm(Device &) {}
-
   void partialSums(int64_t n, int64_t c, int64_t hw, const float *in,
                    double *sums) override {
     int64_t pixels = n * hw;

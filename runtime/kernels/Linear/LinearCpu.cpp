@@ -35,8 +35,6 @@ struct LinearDescs {
 
 class CpuLinear final : public LinearKernels {
 public:
-  explicit CpuLinear(Device &) {}
-
   void forward(int64_t n, int64_t features, int64_t outFeatures,
                const float *in, const float *weight, const float *bias,
                float *out) override {

@@ -12,8 +12,6 @@ namespace {
 
 class CpuPerChannel final : public PerChannelKernels {
 public:
-  explicit CpuPerChannel(Device &) {}
-
   void fill(int64_t n, int64_t c, int64_t hw, const float *perChannel,
             float *out) override {
     parallelFor(n * c, n * c * hw, [&](int64_t row) {

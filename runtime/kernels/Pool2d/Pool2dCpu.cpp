@@ -59,8 +59,6 @@ const Made<dnnl::pooling_forward> &poolForward(const Pool2dShape &s,
 
 class CpuPool2d final : public Pool2dKernels {
 public:
-  explicit CpuPool2d(Device &) {}
-
   int64_t workspaceBytes(const Pool2dShape &s) override {
     if (!s.max)
       return 0;

@@ -27,8 +27,6 @@ dnnl::eltwise_forward::primitive_desc reluForwardPd(const memory::desc &d) {
 
 class CpuRelu final : public ReluKernels {
 public:
-  explicit CpuRelu(Device &) {}
-
   void forward(int64_t count, const float *in, float *out) override {
     parallelChunks(count, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i)

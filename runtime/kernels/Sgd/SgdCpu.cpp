@@ -10,8 +10,6 @@ namespace {
 
 class CpuSgd final : public SgdKernels {
 public:
-  explicit CpuSgd(Device &) {}
-
   void update(int64_t count, float lr, float momentum, float weightDecay,
               bool nesterov, float *param, const float *grad,
               float *velocity) override {

@@ -11,8 +11,6 @@ namespace {
 
 class CpuSoftmaxCrossEntropy final : public SoftmaxCrossEntropyKernels {
 public:
-  explicit CpuSoftmaxCrossEntropy(Device &) {}
-
   void partialMax(int64_t n, int64_t k, const float *logits,
                   float *max) override {
     std::fill(max, max + n, -std::numeric_limits<float>::infinity());
