@@ -1,7 +1,11 @@
 # -*- Python -*-
 # lit configuration for hd's regression tests (FileCheck on tool output).
 
+import atexit
 import os
+import shutil
+import socket
+import tempfile
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -43,6 +47,16 @@ for var, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
                    ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
                    ("OMP_NUM_THREADS", "1")]:
     config.environment[var] = value
+# Open MPI makes its session directory (ompi.<host>.<uid>) under its temp
+# dir when a process first needs it, and two tests starting MPI at the same
+# moment race to make it ("A call to mkdir was unable to create the desired
+# directory ... File exists"). They share one made here instead, in a short
+# path (its sockets live below it).
+ompi_tmp = tempfile.mkdtemp(prefix="hd-ompi-")
+os.makedirs(os.path.join(ompi_tmp, "ompi.%s.%d" % (
+    socket.gethostname().split(".")[0], os.getuid())), exist_ok=True)
+config.environment["OMPI_MCA_orte_tmpdir_base"] = ompi_tmp
+atexit.register(shutil.rmtree, ompi_tmp, True)
 llvm_config.add_tool_substitutions(
     [ToolSubst("hdrt-mpi-exchange-test", unresolved="fatal"),
      ToolSubst("hdrt-profile", unresolved="fatal"),
