@@ -49,8 +49,7 @@ Program::Program(Options options, int64_t devices, std::string modelName,
       profiling_(profiling.has_value()), rank_(profiling ? 0 : worldRank()),
       network_(devices, rank_, std::move(modelName), std::move(modelHash)),
       context_(*device_, timers_, options_.seed),
-      rankState_(network_, *device_, rank_,
-                 [this](int color, int key) { return split(color, key); }),
+      rankState_(network_, *device_, rank_, splitWorld()),
       transfers_(network_, rankState_, *device_, timers_),
       inputs_(network_, timers_, rank_), io_(network_, options_, rank_),
       reporter_(network_, *device_, options_, rank_) {
@@ -78,11 +77,8 @@ MPI_Comm Program::split(int color, int key) {
 void Program::defineGradSync(int64_t layer, const int64_t *groups,
                              int64_t length) {
   // A profiled layer runs alone: it has no replicas to sum with.
-  SplitWorld none;
-  network_.defineGradSync(
-      layer, groups, length, profiling_ ? none : [this](int color, int key) {
-        return split(color, key);
-      });
+  network_.defineGradSync(layer, groups, length,
+                          profiling_ ? SplitWorld() : splitWorld());
 }
 
 void Program::prepare() {

@@ -88,6 +88,10 @@ public:
 private:
   Layer &doing(int64_t id, const char *what);
   MPI_Comm split(int color, int key);
+  /// split, as the parts that make communicators take it.
+  SplitWorld splitWorld() {
+    return [this](int color, int key) { return split(color, key); };
+  }
   void checkOutputs();
   /// The loss, top-1 and top-5 of the model after `step` steps on the
   /// whole --eval-data, printed by rank 0.

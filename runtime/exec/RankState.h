@@ -42,8 +42,6 @@ public:
   /// Collective.
   int64_t prepare(LayerContext &ctx, const RankOptions &options);
 
-  int rank() const { return rank_; }
-
   // A step's gradient books.
   /// The step begins: zeroes the gradients that are zeroed up front, and
   /// marks the lazily written ones unwritten.
