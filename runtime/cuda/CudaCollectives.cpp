@@ -1,9 +1,11 @@
 //===- CudaCollectives.cpp - one GPU's communication on NCCL --------------===//
 //
 // The world communicator and a second one for the gradient stream, split
-// again for every group the program makes; all-reduces; and transfer plans
-// as grouped ncclSend/ncclRecv on the world communicator, packed into and
-// unpacked from one staging buffer.
+// again for every set of ranks the program makes a group of (once per set:
+// exec/Program.cpp), sharing the parent's resources; all-reduces, with the
+// gradients' gathered into buckets summed in one NCCL group; and transfer
+// plans as grouped ncclSend/ncclRecv on the world communicator, packed into
+// and unpacked from one staging buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,10 @@
 
 #include "Check.h"
 #include "DeviceKernels.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 
 namespace hdrt::cuda {
 
@@ -34,12 +40,19 @@ void CudaDevice::groupCreated(MPI_Comm group, int color, int key) {
   if (!world_)
     return;
   int nccl = color == MPI_UNDEFINED ? NCCL_SPLIT_NOCOLOR : color;
+  // A child shares its parent's buffers and proxy threads: the groups are
+  // many, but they run one at a time on each stream.
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.splitShare = 1;
   GroupComms comms;
-  HDRT_CUDA_CHECK(ncclCommSplit(world_, nccl, key, &comms.compute, nullptr));
+  HDRT_CUDA_CHECK(ncclCommSplit(world_, nccl, key, &comms.compute, &config));
   HDRT_CUDA_CHECK(
-      ncclCommSplit(worldGradients_, nccl, key, &comms.gradients, nullptr));
-  if (comms.compute)
+      ncclCommSplit(worldGradients_, nccl, key, &comms.gradients, &config));
+  if (comms.compute) {
+    std::lock_guard<std::mutex> lock(groupsMutex_);
     groups_[group] = comms;
+    communicators_ += 2;
+  }
 }
 
 /// The NCCL communicator of an MPI communicator for the compute or the
@@ -50,6 +63,7 @@ ncclComm_t CudaDevice::ncclOf(MPI_Comm comm, bool gradients) {
     return nullptr;
   if (comm == MPI_COMM_WORLD)
     return gradients ? worldGradients_ : world_;
+  std::lock_guard<std::mutex> lock(groupsMutex_);
   auto it = groups_.find(comm);
   if (it == groups_.end())
     throw DeviceError("a group without an NCCL communicator");
@@ -57,6 +71,48 @@ ncclComm_t CudaDevice::ncclOf(MPI_Comm comm, bool gradients) {
   int size = 1;
   HDRT_CUDA_CHECK(ncclCommCount(c, &size));
   return size > 1 ? c : nullptr;
+}
+
+std::string CudaDevice::ncclProblem() {
+  std::vector<ncclComm_t> comms = {world_, worldGradients_};
+  {
+    std::lock_guard<std::mutex> lock(groupsMutex_);
+    for (auto &[mpiComm, group] : groups_)
+      comms.insert(comms.end(), {group.compute, group.gradients});
+  }
+  for (ncclComm_t c : comms) {
+    ncclResult_t error = ncclSuccess;
+    if (!c || ncclCommGetAsyncError(c, &error) != ncclSuccess ||
+        error == ncclSuccess || error == ncclInProgress)
+      continue;
+    std::string problem = std::string("NCCL: ") + ncclGetErrorString(error);
+    if (const char *detail = ncclGetLastError(c); detail && *detail)
+      problem += std::string(" (") + detail + ")";
+    return problem;
+  }
+  return {};
+}
+
+/// The watchdog's end of the job: the communicators are aborted first, so
+/// that no kernel keeps waiting on a peer, then the MPI job (from the
+/// watchdog's thread: Open MPI's abort needs no particular thread).
+void CudaDevice::abortJob(const std::string &problem) {
+  char host[256] = "?";
+  gethostname(host, sizeof host - 1);
+  std::fprintf(stderr, "hd: error on rank %d (%s, GPU %d): %s\n", rank_, host,
+               gpu_, problem.c_str());
+  std::fflush(stderr);
+  {
+    std::lock_guard<std::mutex> lock(groupsMutex_);
+    for (auto &[mpiComm, group] : groups_)
+      for (ncclComm_t c : {group.compute, group.gradients})
+        ncclCommAbort(c);
+  }
+  for (ncclComm_t c : {world_, worldGradients_})
+    if (c)
+      ncclCommAbort(c);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::_Exit(1);
 }
 
 int CudaDevice::allReduce(MPI_Comm comm, void *data, int64_t count,
@@ -69,19 +125,32 @@ int CudaDevice::allReduce(MPI_Comm comm, void *data, int64_t count,
 }
 
 int CudaDevice::allReduceGradients(MPI_Comm comm, float *data, int64_t count) {
-  ncclComm_t c = ncclOf(comm, /*gradients=*/true);
-  if (!c)
-    return 0;
-  // The gradients are complete when the compute stream reaches here.
-  HDRT_CUDA_CHECK(cudaEventRecord(ready_, compute_));
-  HDRT_CUDA_CHECK(cudaStreamWaitEvent(comm_, ready_, 0));
-  HDRT_CUDA_CHECK(
-      ncclAllReduce(data, data, size_t(count), ncclFloat32, ncclSum, c, comm_));
-  gradientsPending_ = true;
+  if (ncclComm_t c = ncclOf(comm, /*gradients=*/true))
+    sumBuckets(buckets_.add(c, data, count));
   return 0;
 }
 
+/// Sums closed buckets on the gradient stream, as one NCCL group: each
+/// bucket's contiguous runs in place.
+void CudaDevice::sumBuckets(const std::vector<Buckets::Bucket> &closed) {
+  if (closed.empty())
+    return;
+  // The gradients are complete when the compute stream reaches here.
+  HDRT_CUDA_CHECK(cudaEventRecord(ready_, compute_));
+  HDRT_CUDA_CHECK(cudaStreamWaitEvent(comm_, ready_, 0));
+  HDRT_CUDA_CHECK(ncclGroupStart());
+  for (const Buckets::Bucket &b : closed)
+    for (auto [data, count] : contiguousRuns(b.segments))
+      HDRT_CUDA_CHECK(ncclAllReduce(data, data, size_t(count), ncclFloat32,
+                                    ncclSum, b.group, comm_));
+  HDRT_CUDA_CHECK(ncclGroupEnd());
+  gradientsPending_ = true;
+}
+
 int CudaDevice::waitGradients(const float *) {
+  // Updates begin once every gradient has started: what is still open goes
+  // now, on every rank at the same point of the program.
+  sumBuckets(buckets_.flush());
   waitForGradients();
   return 0;
 }

@@ -70,9 +70,15 @@ CudaDevice::CudaDevice(const DeviceOptions &options) : options_(options) {
   throwIfAnyRankFailed(problem, rank_);
   if (ranks_ > 1)
     startNccl();
+  using std::chrono::milliseconds;
+  watchdog_ = std::make_unique<Watchdog>(
+      milliseconds(int64_t(options_.watchdogSeconds * 1e3)), milliseconds(500),
+      [this] { return ncclProblem(); },
+      [this](const std::string &why) { abortJob(why); });
 }
 
 CudaDevice::~CudaDevice() {
+  watchdog_.reset(); // before what it polls goes
   // Best effort: the process is ending; errors here have no one to tell.
   cudaStreamSynchronize(compute_);
   cudaStreamSynchronize(comm_);
@@ -104,6 +110,7 @@ void CudaDevice::startNccl() {
   MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
   HDRT_CUDA_CHECK(ncclCommInitRank(&world_, ranks_, id, rank_));
   HDRT_CUDA_CHECK(ncclCommSplit(world_, 0, rank_, &worldGradients_, nullptr));
+  communicators_ = 2;
 }
 
 /// The GPU of this rank's index on its node (torchrun's LOCAL_RANK when
@@ -199,10 +206,12 @@ void CudaDevice::download(void *host, const void *src, size_t bytes) {
   waitForGradients();
   HDRT_CUDA_CHECK(
       cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, compute_));
+  Watchdog::Wait wait = waiting("a download from the GPU");
   HDRT_CUDA_CHECK(cudaStreamSynchronize(compute_));
 }
 
 void CudaDevice::fence() {
+  Watchdog::Wait wait = waiting("the GPU's work to finish");
   HDRT_CUDA_CHECK(cudaStreamSynchronize(compute_));
   HDRT_CUDA_CHECK(cudaStreamSynchronize(comm_));
 }
@@ -245,6 +254,7 @@ bool CudaDevice::allFinite(const float *data, int64_t count) {
   HDRT_CUDA_CHECK(cudaGetLastError());
   HDRT_CUDA_CHECK(cudaMemcpyAsync(hostFlag_, deviceFlag_, sizeof(int),
                                   cudaMemcpyDeviceToHost, compute_));
+  Watchdog::Wait wait = waiting("a check for non-finite values");
   HDRT_CUDA_CHECK(cudaStreamSynchronize(compute_));
   return *hostFlag_ == 0;
 }

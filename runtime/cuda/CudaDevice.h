@@ -15,7 +15,10 @@
 // sharing one could deadlock.
 //
 // Every CUDA, cuDNN, cuBLAS and NCCL call is checked; a failure throws a
-// DeviceError naming the call, and the executor adds the layer.
+// DeviceError naming the call, and the executor adds the layer. What no
+// call reports, a communicator's asynchronous error or a wait that never
+// ends (a peer gone, collectives out of order), the watchdog does: it
+// aborts the communicators and the job, naming the rank.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +29,8 @@
 
 #include "hdrt/Device.h"
 #include "hdrt/common/Geometry.h"
+#include "hdrt/common/GradientBuckets.h"
+#include "hdrt/common/Watchdog.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -34,6 +39,8 @@
 
 #include <array>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -56,6 +63,9 @@ public:
   cudnnHandle_t dnn() const { return dnn_; }
   cublasHandle_t blas() const { return blas_; }
   const DeviceOptions &options() const { return options_; }
+  /// While it lives, the host waits on this GPU for `what`: the watchdog
+  /// ends the job if that lasts too long.
+  Watchdog::Wait waiting(const char *what) { return {*watchdog_, what}; }
   /// For a kernel set's Scratch: its memory counts in peakBytes.
   MemoryCounter &memoryCounter() { return memory_; }
   /// Activations are NCHW here (channelBlock() is 1): throws for a tile in
@@ -90,6 +100,7 @@ public:
                 ReduceOp op) override;
   int allReduceGradients(MPI_Comm comm, float *data, int64_t count) override;
   int waitGradients(const float *data) override;
+  int64_t communicators() const override { return communicators_; }
   int exchangeForward(MPI_Comm comm, const std::vector<mpi::Move> &plan,
                       mpi::Side side, const float *tile, float *in) override;
   int exchangeBackward(MPI_Comm comm, const std::vector<mpi::Move> &plan,
@@ -106,9 +117,16 @@ private:
   std::string sharedGpu(MPI_Comm node, const std::array<char, 32> &busId);
   void createStreamsAndHandles();
   void startNccl();
+  /// The first asynchronous error of a communicator, or nothing.
+  std::string ncclProblem();
+  [[noreturn]] void abortJob(const std::string &problem);
   /// Orders the compute stream after the gradient sums issued so far.
   void waitForGradients();
   ncclComm_t ncclOf(MPI_Comm comm, bool gradients);
+  /// Gradient sums share buckets of this size, as PyTorch DDP's do.
+  static constexpr int64_t kBucketBytes = int64_t(25) << 20;
+  using Buckets = GradientBuckets<ncclComm_t>;
+  void sumBuckets(const std::vector<Buckets::Bucket> &closed);
   void exchange(const std::vector<mpi::Move> &plan, bool forward,
                 mpi::Side side, const float *from, float *to);
 
@@ -122,8 +140,14 @@ private:
   cublasHandle_t blas_ = nullptr;
   ncclComm_t world_ = nullptr, worldGradients_ = nullptr;
   std::map<MPI_Comm, GroupComms> groups_;
+  /// Guards groups_ against the watchdog's polls.
+  std::mutex groupsMutex_;
+  int64_t communicators_ = 0; // NCCL communicators made here
+  Buckets buckets_{kBucketBytes};
   Scratch exchangeScratch_{memory_};
   int *hostFlag_ = nullptr, *deviceFlag_ = nullptr;
+  /// Made last and stopped first: it polls the communicators above.
+  std::unique_ptr<Watchdog> watchdog_;
 };
 
 } // namespace hdrt::cuda

@@ -18,9 +18,9 @@
 
 namespace hdrt::exec {
 
-Network::Network(int64_t devices, int rank, std::string modelName,
+Network::Network(int64_t devices, std::string modelName,
                  std::string modelHash)
-    : devices_(devices), rank_(rank), modelName_(std::move(modelName)),
+    : devices_(devices), modelName_(std::move(modelName)),
       modelHash_(std::move(modelHash)) {}
 
 Layer &Network::layer(int64_t id) {
@@ -125,9 +125,10 @@ void Network::defineEdge(int64_t id, int64_t consumer, int64_t operand,
 void Network::defineGradSync(int64_t id, const int64_t *groups, int64_t length,
                              const SplitWorld &split) {
   Layer &l = layer(id);
-  // Split the world into the layer's replica groups; the other ranks get no
-  // communicator. Every rank runs this in the same order.
-  int color = MPI_UNDEFINED, group = 0;
+  // Divide the world into the layer's replica groups; the other ranks are
+  // in none. Every rank runs this in the same order.
+  std::vector<int64_t> colorOfTask(size_t(l.out.tasks()), -1);
+  int64_t group = 0;
   for (int64_t i = 0; i < length; ++group) {
     int64_t size = groups[i++];
     if (size < 1 || i + size > length)
@@ -138,20 +139,22 @@ void Network::defineGradSync(int64_t id, const int64_t *groups, int64_t length,
       if (task < 0 || task >= l.out.tasks())
         throw Error("a replica group of layer '" + l.name +
                     "' names a device without a task");
+      if (colorOfTask[size_t(task)] >= 0)
+        throw Error("a replica group of layer '" + l.name +
+                    "' names a device that another group names");
       // Replicas hold the same parameter shard: the same channel block.
       int64_t block = l.out.blockOf(task, 1);
       if (channelBlock >= 0 && block != channelBlock)
         throw Error("a replica group of layer '" + l.name +
                     "' mixes different parameter shards");
       channelBlock = block;
-      if (task == rank_)
-        color = group;
+      colorOfTask[size_t(task)] = group;
     }
     i += size;
   }
   if (l.gradComm != MPI_COMM_NULL)
     throw Error("layer '" + l.name + "' has two gradient syncs");
-  l.gradComm = split ? split(color, rank_) : MPI_COMM_NULL;
+  l.gradComm = split ? split(colorOfTask) : MPI_COMM_NULL;
   if (l.gradComm == MPI_COMM_NULL)
     l.gradComm = MPI_COMM_SELF; // marks the layer as synced
 }

@@ -155,18 +155,19 @@ std::pair<Box, Box> localBoxes(const Layer &p, const Edge &e);
 /// The producer's tile and the edge's box, as the buffers lay them out.
 std::pair<Box, Box> localBoxes(const Layer &p, const Edge &e);
 
-/// Splits the world into the communicators of groups: `color` is this
-/// rank's group or MPI_UNDEFINED. Collective over every rank, in the same
-/// order on each.
-using SplitWorld = std::function<MPI_Comm(int color, int key)>;
+/// This rank's communicator in a division of the world into groups:
+/// `colorOfTask` gives each task's group (negative: in none; ranks past its
+/// end are in none). MPI_COMM_NULL where this rank is in no group,
+/// MPI_COMM_SELF where it is alone in one. Collective over every rank, in
+/// the same order on each.
+using SplitWorld =
+    std::function<MPI_Comm(const std::vector<int64_t> &colorOfTask)>;
 
 class Network {
 public:
   /// `devices`: the compiled device count, which every configuration and
-  /// transfer plan must stay within; `rank`: this rank, whose replica
-  /// groups defineGradSync finds.
-  Network(int64_t devices, int rank, std::string modelName,
-          std::string modelHash);
+  /// transfer plan must stay within.
+  Network(int64_t devices, std::string modelName, std::string modelHash);
 
   // Definitions, in the order of Abi.def.
   void defineLayer(int64_t id, LayerKind kind, std::string name, int rank,
@@ -198,7 +199,6 @@ public:
 
 private:
   int64_t devices_;
-  int rank_;
   std::string modelName_, modelHash_, source_;
   // Deques: layers and edges point at each other.
   std::deque<Layer> layers_;

@@ -323,6 +323,20 @@ const std::vector<Flag> &flags() {
        "sends as soon as they do (default on); off runs each transfer whole "
        "where the program reads it",
        onOff(&Options::earlyTransfers)},
+      {"--watchdog", "SECONDS",
+       "GPU: end the job with an error when a wait on the GPU lasts longer "
+       "(a peer rank gone, collectives out of order; default 50, 0: never)",
+       [](const std::string &flag, const std::string &value, Options &o,
+          std::string &error) {
+         double seconds = -1;
+         if (!parseDouble(value, seconds) || seconds < 0) {
+           error = flag + " expects a number of seconds >= 0, got '" + value +
+                   "'";
+           return false;
+         }
+         o.device.watchdogSeconds = seconds;
+         return true;
+       }},
       {"--no-tf32", nullptr,
        "GPU: full fp32 convolutions (TF32 tensor cores are allowed by "
        "default, as in PyTorch)",

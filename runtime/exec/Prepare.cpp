@@ -91,14 +91,13 @@ void RankState::prepareLayer(LayerContext &ctx, Layer &l) {
   // norm: its channels; the loss: its samples).
   if (unsigned dims = layerKindInfo(l.descriptor.kind).statisticsPerDims;
       dims && !options_.profiling) {
-    int color = MPI_UNDEFINED;
-    if (l.task >= 0) {
-      color = 0;
+    std::vector<int64_t> colorOfTask(size_t(l.out.tasks()), 0);
+    for (int64_t t = 0; t < l.out.tasks(); ++t)
       for (int d = 0; d < l.out.rank; ++d)
         if ((dims >> d) & 1)
-          color = color * int(l.out.degrees[d]) + int(l.out.blockOf(l.task, d));
-    }
-    l.statsComm = split_(color, rank_);
+          colorOfTask[size_t(t)] = colorOfTask[size_t(t)] * l.out.degrees[d] +
+                                   l.out.blockOf(t, d);
+    l.statsComm = split_(colorOfTask);
   }
   l.impl->prepare(ctx, l);
   if (l.task >= 0 && !l.impl->isLoss()) {

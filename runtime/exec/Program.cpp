@@ -26,6 +26,12 @@ int worldRank() {
   return rank;
 }
 
+int worldSize() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
 /// `given`, or this library's device for the options.
 std::shared_ptr<Device> deviceFor(const Options &options,
                                   std::shared_ptr<Device> given) {
@@ -47,7 +53,8 @@ Program::Program(Options options, int64_t devices, std::string modelName,
     : options_(std::move(options)),
       device_(deviceFor(options_, std::move(device))),
       profiling_(profiling.has_value()), rank_(profiling ? 0 : worldRank()),
-      network_(devices, rank_, std::move(modelName), std::move(modelHash)),
+      groups_(worldSize(), rank_),
+      network_(devices, std::move(modelName), std::move(modelHash)),
       context_(*device_, timers_, options_.seed),
       rankState_(network_, *device_, rank_, splitWorld()),
       transfers_(network_, rankState_, *device_, timers_),
@@ -65,13 +72,34 @@ Program::Program(Options options, int64_t devices, std::string modelName,
     timers_.fenced = device_.get();
 }
 
-/// Splits the world into the communicators of groups; `color` is the group
-/// of this rank or MPI_UNDEFINED. Collective over every rank.
-MPI_Comm Program::split(int color, int key) {
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_split(MPI_COMM_WORLD, color, key, &comm);
-  device_->groupCreated(comm, color, key);
-  return comm;
+/// This rank's communicator in a division of the world (SplitWorld): one
+/// per distinct set of ranks, made the first time a division names it.
+/// Collective over every rank.
+MPI_Comm Program::split(const std::vector<int64_t> &colorOfTask) {
+  std::vector<int64_t> colorOfRank = colorOfTask;
+  if (colorOfRank.size() > size_t(groups_.worldSize()))
+    throw Error("a group names a task beyond the " +
+                std::to_string(groups_.worldSize()) + " ranks");
+  colorOfRank.resize(size_t(groups_.worldSize()), -1);
+  GroupRequest request = groups_.request(colorOfRank);
+  if (request.split) {
+    int color = request.color >= 0 ? request.color : MPI_UNDEFINED;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, color, rank_, &comm);
+    device_->groupCreated(comm, color, rank_);
+    groups_.made(colorOfRank);
+    if (comm != MPI_COMM_NULL) {
+      comms_[request.members] = comm;
+      ++communicatorsMade_;
+    }
+  }
+  if (request.members.empty())
+    return MPI_COMM_NULL;
+  if (request.members.size() == 1)
+    return MPI_COMM_SELF;
+  if (request.members.size() == size_t(groups_.worldSize()))
+    return MPI_COMM_WORLD;
+  return comms_.at(request.members);
 }
 
 void Program::defineGradSync(int64_t layer, const int64_t *groups,
@@ -145,7 +173,7 @@ int Program::finish() {
   if (!options_.checkpoint.empty() && reporter_.steps() > 0)
     io_.checkpoint(done);
   io_.exportOnnx();
-  reporter_.writeMetrics();
+  reporter_.writeMetrics(communicatorsMade_ + device_->communicators());
   reporter_.writeTrace();
   return 0;
 }

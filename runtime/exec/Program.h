@@ -22,9 +22,13 @@
 #include "Timers.h"
 #include "Transfers.h"
 
+#include "hdrt/common/Groups.h"
+
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hdrt::exec {
 
@@ -87,10 +91,12 @@ public:
 
 private:
   Layer &doing(int64_t id, const char *what);
-  MPI_Comm split(int color, int key);
+  MPI_Comm split(const std::vector<int64_t> &colorOfTask);
   /// split, as the parts that make communicators take it.
   SplitWorld splitWorld() {
-    return [this](int color, int key) { return split(color, key); };
+    return [this](const std::vector<int64_t> &colorOfTask) {
+      return split(colorOfTask);
+    };
   }
   void checkOutputs();
   /// The loss, top-1 and top-5 of the model after `step` steps on the
@@ -104,6 +110,10 @@ private:
   int rank_;
   RankOptions rankOptions_;
   Timers timers_;
+  /// The sets of ranks with a communicator, and this rank's ones.
+  GroupRegistry groups_;
+  std::map<std::vector<int>, MPI_Comm> comms_;
+  int64_t communicatorsMade_ = 0;
   Network network_;
   LayerContext context_;
   RankState rankState_;

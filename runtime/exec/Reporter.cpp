@@ -149,7 +149,7 @@ void Reporter::reportEpoch(int64_t step) {
   std::fflush(stdout);
 }
 
-void Reporter::writeMetrics() const {
+void Reporter::writeMetrics(int64_t communicators) const {
   size_t first = stepMs_.size() > 1 ? 1 : 0;
   size_t timed = stepMs_.size() - first;
   // Mean per-step seconds of each category on this rank, then over ranks.
@@ -182,6 +182,10 @@ void Reporter::writeMetrics() const {
   long long peak = device_.peakBytes();
   std::vector<long long> peaks(size_t(rank_ == 0 ? ranks : 0));
   MPI_Gather(&peak, 1, MPI_LONG_LONG, peaks.data(), 1, MPI_LONG_LONG, 0,
+             MPI_COMM_WORLD);
+  long long made = communicators;
+  std::vector<long long> mades(size_t(rank_ == 0 ? ranks : 0));
+  MPI_Gather(&made, 1, MPI_LONG_LONG, mades.data(), 1, MPI_LONG_LONG, 0,
              MPI_COMM_WORLD);
   if (rank_ != 0 || options_.metrics.empty())
     return;
@@ -227,6 +231,13 @@ void Reporter::writeMetrics() const {
           *std::max_element(peaks.begin(), peaks.end()));
   for (size_t r = 0; r < peaks.size(); ++r)
     appendf(j, "%s%lld", r ? ", " : "", peaks[r]);
+  appendf(j, "],\n");
+  // The communicators each rank made (MPI's and the device's own), and
+  // the most any rank made.
+  appendf(j, "  \"communicators\": %lld,\n  \"communicators_per_rank\": [",
+          *std::max_element(mades.begin(), mades.end()));
+  for (size_t r = 0; r < mades.size(); ++r)
+    appendf(j, "%s%lld", r ? ", " : "", mades[r]);
   appendf(j, "],\n");
   // The activation tiles rank 0 keeps in the device's blocked layout.
   long long blocked =

@@ -48,8 +48,8 @@ public:
   int64_t steps() const { return int64_t(losses_.size()); }
   const std::vector<Evaluation> &evaluations() const { return evaluations_; }
 
-  /// Collective.
-  void writeMetrics() const;
+  /// Collective. `communicators`: how many this rank made.
+  void writeMetrics(int64_t communicators) const;
   void writeTrace() const;
 
 private:

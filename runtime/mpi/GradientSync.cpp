@@ -43,39 +43,19 @@ MPI_Comm GradientSync::duplicate(MPI_Comm comm) {
 int GradientSync::start(MPI_Comm comm, float *data, int64_t count) {
   // The worker's collectives get communicators of their own.
   MPI_Comm mine = threaded_ ? duplicate(comm) : comm;
-  if (count * int64_t(sizeof(float)) >= kBucketBytes) {
-    auto job = std::make_shared<Job>();
-    job->comm = mine;
-    job->segments = {{data, count}};
-    job->count = count;
-    jobOf_[data] = job;
-    return queue(std::move(job));
-  }
-  int rc = MPI_SUCCESS;
-  std::shared_ptr<Job> &bucket = open_[mine];
-  if (bucket &&
-      (bucket->count + count) * int64_t(sizeof(float)) > kBucketBytes) {
-    rc = queue(std::move(bucket));
-    openOrder_.erase(std::find(openOrder_.begin(), openOrder_.end(), mine));
-  }
-  if (!bucket) {
-    bucket = std::make_shared<Job>();
-    bucket->comm = mine;
-    openOrder_.push_back(mine);
-  }
-  bucket->segments.push_back({data, count});
-  bucket->count += count;
-  jobOf_[data] = bucket;
-  return rc;
+  return queueAll(buckets_.add(mine, data, count));
 }
 
-int GradientSync::flushBuckets() {
+int GradientSync::queueAll(std::vector<Buckets::Bucket> closed) {
   int rc = MPI_SUCCESS;
-  for (MPI_Comm comm : openOrder_)
-    if (int failed = queue(std::move(open_[comm])))
+  for (Buckets::Bucket &b : closed) {
+    auto job = std::make_shared<Job>();
+    job->bucket = std::move(b);
+    for (const Segment &s : job->bucket.segments)
+      jobOf_[s.first] = job;
+    if (int failed = queue(std::move(job)))
       rc = rc ? rc : failed;
-  open_.clear();
-  openOrder_.clear();
+  }
   return rc;
 }
 
@@ -99,13 +79,14 @@ int GradientSync::queue(std::shared_ptr<Job> job) {
 }
 
 int GradientSync::wait(const float *data) {
-  auto it = jobOf_.find(data);
-  if (it == jobOf_.end())
-    return MPI_SUCCESS; // summed at start, or never started
   // Updates begin once every gradient has started: what is still open can
   // go now, on every rank at the same point of the program.
-  if (int rc = flushBuckets())
-    return rc;
+  if (!buckets_.empty())
+    if (int rc = queueAll(buckets_.flush()))
+      return rc;
+  auto it = jobOf_.find(data);
+  if (it == jobOf_.end())
+    return MPI_SUCCESS; // summed and waited for, or never started
   std::shared_ptr<Job> job = std::move(it->second);
   jobOf_.erase(it);
   std::unique_lock<std::mutex> lock(mutex_);
@@ -150,12 +131,12 @@ int GradientSync::run(Job &job, bool polled) {
       int chunk = static_cast<int>(std::min<int64_t>(count - done, INT_MAX));
       if (!polled) {
         if (int rc = MPI_Allreduce(MPI_IN_PLACE, data + done, chunk,
-                                   MPI_FLOAT, MPI_SUM, job.comm))
+                                   MPI_FLOAT, MPI_SUM, job.bucket.group))
           return rc;
       } else {
         MPI_Request request;
         if (int rc = MPI_Iallreduce(MPI_IN_PLACE, data + done, chunk,
-                                    MPI_FLOAT, MPI_SUM, job.comm, &request))
+                                    MPI_FLOAT, MPI_SUM, job.bucket.group, &request))
           return rc;
         for (int finished = 0;;) {
           if (int rc = MPI_Test(&request, &finished, MPI_STATUS_IGNORE))
@@ -171,20 +152,18 @@ int GradientSync::run(Job &job, bool polled) {
   };
   // Gradients laid out in the order they are started (as the runtime
   // allocates them) form one contiguous run: summed in place.
-  bool contiguous = true;
-  for (size_t i = 1; i < job.segments.size() && contiguous; ++i)
-    contiguous = job.segments[i].first ==
-                 job.segments[i - 1].first + job.segments[i - 1].second;
-  if (contiguous)
-    return sum(job.segments[0].first, job.count);
-  packed_.resize(size_t(job.count));
+  const std::vector<Segment> &segments = job.bucket.segments;
+  std::vector<Segment> runs = contiguousRuns(segments);
+  if (runs.size() == 1)
+    return sum(runs[0].first, runs[0].second);
+  packed_.resize(size_t(job.bucket.count));
   float *at = packed_.data();
-  for (auto [data, count] : job.segments)
+  for (auto [data, count] : segments)
     at = std::copy(data, data + count, at);
-  if (int rc = sum(packed_.data(), job.count))
+  if (int rc = sum(packed_.data(), job.bucket.count))
     return rc;
   at = packed_.data();
-  for (auto [data, count] : job.segments) {
+  for (auto [data, count] : segments) {
     std::copy(at, at + count, data);
     at += count;
   }

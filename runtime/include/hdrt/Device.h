@@ -54,6 +54,9 @@ struct DeviceOptions {
   /// have at least two cores, so that the thread's copying does not take
   /// the only one (on a rank with one core it costs more than it hides).
   enum class SyncOverlap { Auto, On, Off } overlapSync = SyncOverlap::Auto;
+  /// GPUs: a wait on the device longer than this ends the job with an
+  /// error (0: never); NCCL's asynchronous errors end it at once.
+  double watchdogSeconds = 50;
 };
 enum class ElementType { F32, F64 };
 
@@ -135,6 +138,9 @@ public:
   /// MPI_COMM_WORLD with this rank's `color` (MPI_UNDEFINED: not a member)
   /// and `key`: a device with communicators of its own makes the group's.
   virtual void groupCreated(MPI_Comm group, int color, int key) {}
+  /// The communicators the device made of its own (NCCL's; the duplicates
+  /// a gradient worker sums on), for --metrics.
+  virtual int64_t communicators() const { return 0; }
   /// As mpi::exchangeForward and exchangeBackward (hdrt/mpi/Exchange.h).
   virtual int exchangeForward(MPI_Comm comm, const std::vector<mpi::Move> &plan,
                               mpi::Side side, const float *tile, float *in) = 0;

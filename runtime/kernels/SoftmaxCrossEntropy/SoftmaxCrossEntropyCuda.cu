@@ -75,7 +75,7 @@ __global__ void backwardKernel(int64_t total, int64_t k, int64_t classOffset,
 class CudaSoftmaxCrossEntropy final : public SoftmaxCrossEntropyKernels {
 public:
   explicit CudaSoftmaxCrossEntropy(Device &d)
-      : stream_(cuda::CudaDevice::of(d).stream()) {
+      : device_(cuda::CudaDevice::of(d)), stream_(device_.stream()) {
     HDRT_CUDA_CHECK(cudaMallocHost(&hostLoss_, sizeof(double)));
     HDRT_CUDA_CHECK(cudaMalloc(&deviceLoss_, sizeof(double)));
   }
@@ -106,6 +106,7 @@ public:
     HDRT_CUDA_CHECK(cudaGetLastError());
     HDRT_CUDA_CHECK(cudaMemcpyAsync(hostLoss_, deviceLoss_, sizeof(double),
                                     cudaMemcpyDeviceToHost, stream_));
+    Watchdog::Wait wait = device_.waiting("the step's loss");
     HDRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return *hostLoss_;
   }
@@ -122,6 +123,7 @@ public:
   }
 
 private:
+  cuda::CudaDevice &device_;
   cudaStream_t stream_;
   double *hostLoss_ = nullptr, *deviceLoss_ = nullptr;
 };

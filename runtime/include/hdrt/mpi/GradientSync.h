@@ -6,11 +6,10 @@
 // before goes on meanwhile (MPI_THREAD_MULTIPLE), or, where that costs more
 // than it hides (a rank with one core), on the calling thread.
 //
-// Gradients under kBucketBytes are packed into buckets, one open bucket per
-// communicator, sent when full or when the first update waits: fewer,
-// larger messages. A bucket's contents and the moment it is queued follow
-// program order only (never timing), and every rank queues in program
-// order, so the members of a communicator run the same collectives in the
+// Gradients under kBucketBytes share buckets (hdrt/common/GradientBuckets.h),
+// sent when full or when the first update waits: fewer, larger messages.
+// A bucket's contents and the moment it is queued follow program order
+// only, so the members of a communicator run the same collectives in the
 // same order and the worker, running them in turn, cannot deadlock.
 //
 // With the worker, every communicator it is given is duplicated
@@ -21,6 +20,8 @@
 
 #ifndef HDRT_MPI_GRADIENTSYNC_H
 #define HDRT_MPI_GRADIENTSYNC_H
+
+#include "hdrt/common/GradientBuckets.h"
 
 #include <mpi.h>
 
@@ -61,14 +62,15 @@ public:
   int wait(const float *data);
   /// Seconds the worker spent summing since the last call.
   double takeBusySeconds();
+  /// The communicators this made (the worker's duplicates).
+  int64_t communicators() const { return int64_t(dups_.size()); }
 
 private:
-  /// One collective: segments of gradients, summed in place (one segment)
-  /// or through a packed buffer.
+  using Buckets = GradientBuckets<MPI_Comm>;
+  /// One collective: a bucket, summed in place (one contiguous run) or
+  /// through a packed buffer.
   struct Job {
-    MPI_Comm comm = MPI_COMM_NULL;
-    std::vector<std::pair<float *, int64_t>> segments;
-    int64_t count = 0;
+    Buckets::Bucket bucket;
     bool done = false;
     int rc = 0;
   };
@@ -77,16 +79,15 @@ private:
   /// Hands a job to the worker, or runs it now without one; 0 or the
   /// error of what ran.
   int queue(std::shared_ptr<Job> job);
-  int flushBuckets();
+  /// Queues closed buckets in order; 0 or the first error.
+  int queueAll(std::vector<Buckets::Bucket> closed);
   void work();
   /// Runs a job's collective; `polled` (the worker) sleeps while waiting.
   int run(Job &job, bool polled);
 
   bool threaded_;
   std::map<MPI_Comm, MPI_Comm> dups_;
-  /// Per (duplicated) communicator, the bucket being filled.
-  std::map<MPI_Comm, std::shared_ptr<Job>> open_;
-  std::vector<MPI_Comm> openOrder_; // buckets in the order they opened
+  Buckets buckets_{kBucketBytes};
   /// Every started gradient's job, until waited for.
   std::map<const float *, std::shared_ptr<Job>> jobOf_;
 
