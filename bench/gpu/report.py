@@ -119,6 +119,36 @@ def main():
             fmt = lambda x: "%.1f" % x if x else "no result"
             lines.append("| %s | %d | %s | %s | %s |" % (
                 m, b, fmt(hd), fmt(pt), "%.2f" % (hd / pt) if hd and pt else ""))
+    lines += ["", "What `--metrics` costs (its per-category times come from "
+              "CUDA events, read at the end of each step): images/s at batch "
+              "64 of the plain run and of the run with `--metrics`.", "",
+              "| model | plain | with --metrics | cost |", "|---|---|---|---|"]
+    for m in MODELS:
+        try:
+            plain = hd_images_per_s(read("hd-%s-64.log" % m))
+            timed = hd_images_per_s(read("hd-%s-64-metrics.log" % m))
+        except OSError:
+            plain = timed = None
+        if not plain or not timed:
+            ok = False
+            lines.append("| %s | | | no result |" % m)
+            continue
+        lines.append("| %s | %.1f | %.1f | %+.1f%% |" % (
+            m, plain, timed, 100 * (plain - timed) / plain))
+    lines += ["", "cuDNN's algorithms at batch 64 (`--log-conv-algorithms`): "
+              "the convolution shapes timed, and the time the three "
+              "directions' choices took per step.", "",
+              "| model | shapes | fwd + bwd ms at the choices |", "|---|---|---|"]
+    for m in MODELS:
+        try:
+            plans = re.findall(r"fwd algo \d+ \((\S+) ms\), bwd-data algo "
+                               r"\d+ \((\S+) ms\), bwd-filter algo \d+ "
+                               r"\((\S+) ms\)", read("hd-%s-64.err" % m))
+        except OSError:
+            plans = []
+        total = sum(float(x) for p in plans for x in p if float(x) >= 0)
+        lines.append("| %s | %d | %s |" % (
+            m, len(plans), "%.2f" % total if plans else "no log"))
     predicted = predictions(out, build)
     lines += ["", "The cost model on the same GPU: each layer timed there "
               "(`hdrt-profile-cuda`, forward + backward + update), summed by "

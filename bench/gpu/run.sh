@@ -6,7 +6,9 @@
 #   1. parity: the CUDA backend against the CPU backend on six small CNNs,
 #      5 steps with TF32 off (the CPU losses came with the bundle);
 #   2. hd's images/s on one GPU: AlexNet, VGG-16, ResNet-50, Inception-v3 at
-#      batch 32, 64 and 128 (median step after warm-up);
+#      batch 32, 64 and 128 (median step after warm-up), plain runs; cuDNN's
+#      algorithm choices at batch 64; batch 64 again with --metrics, for
+#      the memory and the metrics' cost;
 #   3. PyTorch eager on the same GPU, same models, batches and optimizer;
 #   4. every layer of those models timed on the GPU (hdrt-profile-cuda), for
 #      the cost model's prediction of the same steps.
@@ -59,12 +61,20 @@ for m in small_cnn alexnet_small shuffle_blocks convnext_blocks binary_broadcast
     --no-tf32 --metrics "$out/parity-$m.json" > "$out/parity-$m.log" 2>&1
   echo "parity $m: exit $?"
 done
+# Plain runs give the images/s (batch 64 also logs cuDNN's algorithm
+# choices); a second batch-64 run with --metrics gives the memory and
+# what the metrics' timing costs.
 for m in alexnet vgg16 resnet50 inception_v3; do
   for b in 32 64 128; do
-    timeout 60 "$bundle/bin/$m-b$b" --steps "$steps" \
-      --metrics "$out/hd-$m-$b.json" > "$out/hd-$m-$b.log" 2>&1
+    log=""
+    [ "$b" = 64 ] && log=--log-conv-algorithms
+    timeout 60 "$bundle/bin/$m-b$b" --steps "$steps" $log \
+      > "$out/hd-$m-$b.log" 2> "$out/hd-$m-$b.err"
     echo "hd $m batch $b: exit $? ($(( $(date +%s) - start )) s)"
   done
+  timeout 60 "$bundle/bin/$m-b64" --steps "$steps" \
+    --metrics "$out/hd-$m-64.json" > "$out/hd-$m-64-metrics.log" 2>&1
+  echo "hd $m batch 64 with metrics: exit $? ($(( $(date +%s) - start )) s)"
 done
 PYTHONUNBUFFERED=1 timeout 240 python3 "$root/bench/gpu/pytorch_baseline.py" \
   --steps "$steps" --out "$out/pytorch.json" > "$out/pytorch.log" 2>&1

@@ -96,6 +96,9 @@ CudaDevice::~CudaDevice() {
   cudaFree(deviceFlag_);
   cudaEventDestroy(ready_);
   cudaEventDestroy(synced_);
+  cudaEventDestroy(uploaded_);
+  for (cudaEvent_t e : marks_)
+    cudaEventDestroy(e);
   cudaStreamDestroy(compute_);
   cudaStreamDestroy(comm_);
 }
@@ -166,6 +169,7 @@ void CudaDevice::createStreamsAndHandles() {
   HDRT_CUDA_CHECK(cudaStreamCreateWithFlags(&comm_, cudaStreamNonBlocking));
   HDRT_CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
   HDRT_CUDA_CHECK(cudaEventCreateWithFlags(&synced_, cudaEventDisableTiming));
+  HDRT_CUDA_CHECK(cudaEventCreateWithFlags(&uploaded_, cudaEventDisableTiming));
   HDRT_CUDA_CHECK(cudnnCreate(&dnn_));
   HDRT_CUDA_CHECK(cudnnSetStream(dnn_, compute_));
   HDRT_CUDA_CHECK(cublasCreate(&blas_));
@@ -196,10 +200,43 @@ void CudaDevice::release(void *memory, size_t bytes) {
   cudaFree(memory);
 }
 
+void *CudaDevice::allocateHost(size_t bytes) {
+  void *memory = nullptr;
+  HDRT_CUDA_CHECK(cudaMallocHost(&memory, bytes));
+  return memory;
+}
+
+void CudaDevice::releaseHost(void *memory, size_t) { cudaFreeHost(memory); }
+
 void CudaDevice::upload(void *dst, const void *host, size_t bytes) {
   waitForGradients();
   HDRT_CUDA_CHECK(
       cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, compute_));
+  HDRT_CUDA_CHECK(cudaEventRecord(uploaded_, compute_));
+}
+
+int64_t CudaDevice::markTime() {
+  if (marksUsed_ == marks_.size()) {
+    cudaEvent_t event;
+    HDRT_CUDA_CHECK(cudaEventCreate(&event));
+    marks_.push_back(event);
+  }
+  HDRT_CUDA_CHECK(cudaEventRecord(marks_[marksUsed_], compute_));
+  return int64_t(marksUsed_++);
+}
+
+double CudaDevice::secondsBetween(int64_t from, int64_t to) {
+  Watchdog::Wait wait = waiting("the step's timing events");
+  HDRT_CUDA_CHECK(cudaEventSynchronize(marks_.at(size_t(to))));
+  float ms = 0;
+  HDRT_CUDA_CHECK(cudaEventElapsedTime(&ms, marks_.at(size_t(from)),
+                                       marks_.at(size_t(to))));
+  return double(ms) / 1e3;
+}
+
+void CudaDevice::finishUploads() {
+  Watchdog::Wait wait = waiting("an upload to the GPU");
+  HDRT_CUDA_CHECK(cudaEventSynchronize(uploaded_));
 }
 
 void CudaDevice::download(void *host, const void *src, size_t bytes) {

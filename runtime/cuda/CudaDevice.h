@@ -81,7 +81,13 @@ public:
 
   void *allocate(size_t bytes) override;
   void release(void *memory, size_t bytes) override;
+  void *allocateHost(size_t bytes) override;
+  void releaseHost(void *memory, size_t bytes) override;
   void upload(void *dst, const void *host, size_t bytes) override;
+  void finishUploads() override;
+  int64_t markTime() override;
+  double secondsBetween(int64_t from, int64_t to) override;
+  void clearMarks() override { marksUsed_ = 0; }
   void download(void *host, const void *src, size_t bytes) override;
   void fence() override;
 
@@ -135,6 +141,11 @@ private:
   std::string name_;
   cudaStream_t compute_ = nullptr, comm_ = nullptr;
   cudaEvent_t ready_ = nullptr, synced_ = nullptr;
+  /// Recorded after each upload: finishUploads waits for the last.
+  cudaEvent_t uploaded_ = nullptr;
+  /// Timing events, made as a step first needs them and reused.
+  std::vector<cudaEvent_t> marks_;
+  size_t marksUsed_ = 0;
   bool gradientsPending_ = false;
   cudnnHandle_t dnn_ = nullptr;
   cublasHandle_t blas_ = nullptr;

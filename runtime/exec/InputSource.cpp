@@ -16,31 +16,33 @@ namespace hdrt::exec {
 // Synthetic data
 //===----------------------------------------------------------------------===//
 
-int32_t SyntheticInput::labelOf(int64_t step, int64_t sample) const {
-  float u = uniform(seed_, streamOf(kLabels, step), sample);
-  return int32_t(std::min<int64_t>(classes_ - 1, int64_t(u * classes_)));
+SyntheticBatch SyntheticInput::batch(int64_t step) const {
+  SyntheticBatch b;
+  b.seed = seed_;
+  b.labels = streamOf(kLabels, uint64_t(step));
+  b.noise = streamOf(kImages, uint64_t(step));
+  b.prototypes = streamOf(kPrototypes, 0);
+  b.classes = classes_;
+  return b;
 }
 
 void SyntheticInput::labels(int64_t step, const Box &rows, int32_t *out) const {
+  SyntheticBatch b = batch(step);
   for (int64_t n = rows.lo[0]; n < rows.hi[0]; ++n)
-    *out++ = labelOf(step, n);
+    *out++ = syntheticLabel(b, n);
 }
 
-void SyntheticInput::images(int64_t step, const int64_t *shape, const Box &b,
+void SyntheticInput::images(int64_t step, const int64_t *shape, const Box &box,
                             float *out) const {
-  uint64_t noise = streamOf(kImages, step),
-           prototypes = streamOf(kPrototypes, 0);
+  SyntheticBatch b = batch(step);
   int64_t h = shape[2], w = shape[3], sample = shape[1] * h * w;
-  for (int64_t n = b.lo[0]; n < b.hi[0]; ++n) {
-    int64_t label = labelOf(step, n);
-    for (int64_t c = b.lo[1]; c < b.hi[1]; ++c)
-      for (int64_t y = b.lo[2]; y < b.hi[2]; ++y) {
+  for (int64_t n = box.lo[0]; n < box.hi[0]; ++n) {
+    int64_t label = syntheticLabel(b, n);
+    for (int64_t c = box.lo[1]; c < box.hi[1]; ++c)
+      for (int64_t y = box.lo[2]; y < box.hi[2]; ++y) {
         int64_t offset = (c * h + y) * w;
-        for (int64_t x = b.lo[3]; x < b.hi[3]; ++x) {
-          float p = uniform(seed_, prototypes, label * sample + offset + x);
-          float u = uniform(seed_, noise, n * sample + offset + x);
-          *out++ = (2.0f * p - 1.0f) + (2.0f * u - 1.0f);
-        }
+        for (int64_t x = box.lo[3]; x < box.hi[3]; ++x)
+          *out++ = syntheticPixel(b, label, n, sample, offset + x);
       }
   }
 }

@@ -23,6 +23,7 @@
 
 #include "hdrt/Box.h"
 #include "hdrt/data/Dataset.h"
+#include "kernels/SyntheticImages/SyntheticImagesKernels.h"
 
 #include <cstdint>
 #include <map>
@@ -50,6 +51,8 @@ public:
 /// Learnable numbers for runs without --data: sample n of step s has a
 /// uniform random label, and its image is that class's fixed random
 /// prototype plus as much uniform noise.
+/// The formulas are the device's too (SyntheticImagesKernels.h), which
+/// makes the images where the host cannot write device memory.
 class SyntheticInput final : public InputSource {
 public:
   SyntheticInput(uint64_t seed, int64_t classes)
@@ -57,9 +60,10 @@ public:
   void labels(int64_t step, const Box &rows, int32_t *out) const override;
   void images(int64_t step, const int64_t *shape, const Box &box,
               float *out) const override;
+  /// Step `step`'s streams, for the device's kernels.
+  SyntheticBatch batch(int64_t step) const;
 
 private:
-  int32_t labelOf(int64_t step, int64_t sample) const;
   uint64_t seed_;
   int64_t classes_;
 };

@@ -63,6 +63,18 @@ void Inputs::open(Options &options, int64_t batch) {
     if (e.hasBox && e.producer < 0 && !e.wantsGradient)
       inputs_.push_back(&e);
   }
+  // A GPU makes synthetic images itself: no host work, no upload. The host
+  // makes them for the CPU device, a step ahead on threads of their own.
+  if (options.data.empty() && !device_.hostAccessible())
+    synthetic_ = static_cast<const SyntheticInput *>(train_.get());
+  bool hostImages = !synthetic_ || !options.evalData.empty();
+  for (HostBatch &b : batches_)
+    for (const Edge *e : inputs_) {
+      if (e->producer == HDRT_LABELS)
+        b.labels.emplace_back(size_t(e->box.volume()));
+      else if (hostImages)
+        b.images.emplace_back(device_, e->box.volume());
+    }
   if (options.data.empty() && options.evalData.empty())
     return;
   if (!images)
@@ -139,60 +151,82 @@ static void readImages(const InputSource &source, int64_t step,
     r.get(); // rethrows a reader's error
 }
 
-HostBatch Inputs::read(const InputSource &source, int64_t step) const {
-  HostBatch batch;
+void Inputs::read(const InputSource &source, int64_t step,
+                  HostBatch &into) const {
+  size_t images = 0, labels = 0;
   for (const Edge *e : inputs_) {
-    if (e->producer == HDRT_LABELS) {
-      std::vector<int32_t> &labels =
-          batch.labels.emplace_back(size_t(e->box.volume()));
-      source.labels(step, e->box, labels.data());
-    } else {
-      std::vector<float> &images =
-          batch.images.emplace_back(size_t(e->box.volume()));
+    if (e->producer == HDRT_LABELS)
+      source.labels(step, e->box, into.labels[labels++].data());
+    else if (!imagesOnDevice(source))
       readImages(source, step, e->source.shape, e->box, threads_,
-                 images.data());
-    }
+                 into.images[images++].data());
   }
-  return batch;
 }
 
-void Inputs::upload(const HostBatch &batch) {
+void Inputs::upload(const InputSource &source, int64_t step,
+                    const HostBatch &batch) {
   size_t images = 0, labels = 0;
   for (Edge *e : inputs_) {
     if (e->producer == HDRT_LABELS) {
-      e->labels = batch.labels[labels++];
+      const std::vector<int32_t> &l = batch.labels[labels++];
+      std::copy(l.begin(), l.end(), e->labels.begin());
       e->deviceLabels.upload(e->labels.data());
+    } else if (imagesOnDevice(source)) {
+      kernelsOf<SyntheticImagesKernels>(device_).images(
+          synthetic_->batch(step), e->source.shape, e->box,
+          e->inStorage.data());
     } else {
       e->inStorage.upload(batch.images[images++].data());
     }
   }
 }
 
+HostBatch &Inputs::freeBatch() {
+  int free = 0;
+  if (ahead_.valid())
+    free = 1 - aheadBatch_;
+  device_.finishUploads();
+  return batches_[free];
+}
+
 void Inputs::load(int64_t step, bool readAhead, int64_t lastStep) {
-  HostBatch batch;
+  HostBatch *batch = nullptr;
   try {
     // The step waits for its batch: read ahead during the previous step,
     // or now (the first step, or after profiling).
     Charge wait(timers_, Category::Input);
-    batch = ahead_.valid() && aheadStep_ == step ? ahead_.get()
-                                                 : read(*train_, step);
+    if (ahead_.valid() && aheadStep_ == step) {
+      ahead_.get();
+      batch = &batches_[aheadBatch_];
+    } else {
+      if (ahead_.valid())
+        ahead_.wait(); // a step no one asked for: its batch is free
+      ahead_ = {};
+      batch = &freeBatch();
+      read(*train_, step, *batch);
+    }
   } catch (const data::DataError &e) {
     throw Error(std::string("reading the data of step ") +
                 std::to_string(step + 1) + ": " + e.what());
   }
-  // The next step's batch is read while this one trains.
+  // The next step's batch is read into the other buffer while this one
+  // trains, once the device has read that buffer's last upload.
   if (readAhead && step + 1 < lastStep) {
+    aheadBatch_ = int(batch - batches_) ^ 1;
+    device_.finishUploads();
     aheadStep_ = step + 1;
     ahead_ = std::async(std::launch::async, [this, next = step + 1] {
-      return read(*train_, next);
+      read(*train_, next, batches_[aheadBatch_]);
     });
   }
-  upload(batch);
+  upload(*train_, step, *batch);
 }
 
 void Inputs::loadEvaluation(int64_t index) {
   try {
-    upload(read(*eval_, index));
+    HostBatch &batch = freeBatch();
+    read(*eval_, index, batch);
+    upload(*eval_, index, batch);
   } catch (const data::DataError &e) {
     throw Error(std::string("reading the evaluation data: ") + e.what());
   }

@@ -23,16 +23,18 @@
 namespace hdrt::exec {
 
 /// A step's images and labels on the host: one buffer per input box this
-/// rank reads, in the order of its inputs.
+/// rank reads, in the order of its inputs. Made once and reused: the
+/// images' buffers are the memory the device uploads from fastest (a GPU's
+/// page-locked memory), and no step allocates a batch.
 struct HostBatch {
-  std::vector<std::vector<float>> images;
+  std::vector<HostBuffer<float>> images;
   std::vector<std::vector<int32_t>> labels;
 };
 
 class Inputs {
 public:
-  Inputs(Network &network, Timers &timers, int rank)
-      : network_(network), timers_(timers), rank_(rank) {}
+  Inputs(Network &network, Device &device, Timers &timers, int rank)
+      : network_(network), device_(device), timers_(timers), rank_(rank) {}
 
   /// Opens --data and --eval-data for a global batch of `batch` and checks
   /// them against the model (every rank); with --epochs, sets
@@ -53,10 +55,19 @@ public:
   int64_t trainingSize() const { return trainSize_; }
 
 private:
-  HostBatch read(const InputSource &source, int64_t step) const;
-  void upload(const HostBatch &batch);
+  /// Whether the device makes `source`'s images itself (synthetic data on
+  /// a device the host cannot write).
+  bool imagesOnDevice(const InputSource &source) const {
+    return &source == train_.get() && synthetic_;
+  }
+  void read(const InputSource &source, int64_t step, HostBatch &into) const;
+  void upload(const InputSource &source, int64_t step, const HostBatch &batch);
+  /// A batch buffer nothing reads or writes now: not the read-ahead's,
+  /// and its last upload finished.
+  HostBatch &freeBatch();
 
   Network &network_;
+  Device &device_;
   Timers &timers_;
   int rank_;
   std::unique_ptr<InputSource> train_;
@@ -65,8 +76,13 @@ private:
   /// The input boxes this rank reads.
   std::vector<Edge *> inputs_;
   int threads_ = 1; // that read one batch
-  std::future<HostBatch> ahead_;
+  /// The synthetic training source, where the device makes its images.
+  const SyntheticInput *synthetic_ = nullptr;
+  /// Two batches: one read ahead while the other is uploaded.
+  HostBatch batches_[2];
+  std::future<void> ahead_;
   int64_t aheadStep_ = -1;
+  int aheadBatch_ = 0; // the index of the batch read ahead
 };
 
 } // namespace hdrt::exec

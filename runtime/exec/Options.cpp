@@ -323,6 +323,25 @@ const std::vector<Flag> &flags() {
        "sends as soon as they do (default on); off runs each transfer whole "
        "where the program reads it",
        onOff(&Options::earlyTransfers)},
+      {"--conv-algorithms", "MODE",
+       "GPU: find (default: time cuDNN's algorithms once per convolution "
+       "shape, as PyTorch's cudnn.benchmark) or heuristic (cuDNN's first "
+       "guess, no timing at start)",
+       [](const std::string &flag, const std::string &value, Options &o,
+          std::string &error) {
+         if (value != "find" && value != "heuristic") {
+           error = flag + " takes find or heuristic, not '" + value + "'";
+           return false;
+         }
+         o.device.findConvAlgorithms = value == "find";
+         return true;
+       }},
+      {"--log-conv-algorithms", nullptr,
+       "GPU: print each convolution shape's algorithms, times and workspace",
+       [](const std::string &, const std::string &, Options &o, std::string &) {
+         o.device.logConvAlgorithms = true;
+         return true;
+       }},
       {"--watchdog", "SECONDS",
        "GPU: end the job with an error when a wait on the GPU lasts longer "
        "(a peer rank gone, collectives out of order; default 50, 0: never)",

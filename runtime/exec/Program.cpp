@@ -58,18 +58,18 @@ Program::Program(Options options, int64_t devices, std::string modelName,
       context_(*device_, timers_, options_.seed),
       rankState_(network_, *device_, rank_, splitWorld()),
       transfers_(network_, rankState_, *device_, timers_),
-      inputs_(network_, timers_, rank_), io_(network_, options_, rank_),
+      inputs_(network_, *device_, timers_, rank_), io_(network_, options_, rank_),
       reporter_(network_, *device_, options_, rank_) {
   rankOptions_.seed = options_.seed;
   rankOptions_.blockedLayouts = options_.blockedLayouts;
   rankOptions_.profiling = profiling_;
   rankOptions_.profileZeroesGradient =
       !profiling || profiling->zeroOutputGradient;
-  // Per-category times of an asynchronous device need waits at every
-  // boundary; only runs that report them pay for those.
+  // An asynchronous device times the categories with marks of its own;
+  // only runs that report them pay for those.
   if (!device_->hostAccessible() &&
       (!options_.metrics.empty() || !options_.trace.empty()))
-    timers_.fenced = device_.get();
+    timers_.useMarks(device_.get());
 }
 
 /// This rank's communicator in a division of the world (SplitWorld): one

@@ -42,7 +42,7 @@ void Program::stepBegin(int64_t step) {
   timers_.take();
   // --trace records the last step, when the kernels are warm.
   timers_.tracing = !options_.trace.empty() && step + 1 == options_.steps;
-  timers_.origin = stepStart_;
+  timers_.origin = timers_.now();
   timers_.spans.clear();
   backwardBegun_ = false;
   transfers_.postReceives(/*forward=*/true);

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,6 +55,11 @@ struct DeviceOptions {
   /// have at least two cores, so that the thread's copying does not take
   /// the only one (on a rank with one core it costs more than it hides).
   enum class SyncOverlap { Auto, On, Off } overlapSync = SyncOverlap::Auto;
+  /// GPUs: each convolution shape's algorithms are the fastest cuDNN
+  /// times (as PyTorch's cudnn.benchmark), or its heuristic's choice.
+  bool findConvAlgorithms = true;
+  /// GPUs: print each convolution shape's algorithms and workspace.
+  bool logConvAlgorithms = false;
   /// GPUs: a wait on the device longer than this ends the job with an
   /// error (0: never); NCCL's asynchronous errors end it at once.
   double watchdogSeconds = 50;
@@ -95,10 +101,29 @@ public:
   /// The most bytes this device held at once: its allocations and the
   /// kernels' own scratch memory (--metrics' peak_mem_bytes).
   int64_t peakBytes() const { return memory_.peak; }
+  /// Host memory of `bytes` the device copies from and to fastest (a GPU's
+  /// page-locked memory), for buffers a run keeps and reuses: its
+  /// allocation is slow. Freed by releaseHost with the same size.
+  virtual void *allocateHost(size_t bytes) { return ::operator new(bytes); }
+  virtual void releaseHost(void *memory, size_t bytes) {
+    ::operator delete(memory);
+  }
+  /// From host memory. From allocateHost's memory, the copy may still read
+  /// `host` after it returns, until finishUploads; from other memory, not.
   virtual void upload(void *dst, const void *host, size_t bytes) = 0;
+  /// Waits until every upload issued so far has read its host memory.
+  virtual void finishUploads() {}
   virtual void download(void *host, const void *src, size_t bytes) = 0;
   /// Waits until every operation issued so far has finished.
   virtual void fence() = 0;
+  /// An asynchronous device's timing without waits: a mark recorded in its
+  /// work order now (a CUDA event), an index valid until clearMarks.
+  virtual int64_t markTime() {
+    throw DeviceError(std::string("the ") + backend() + " device marks no times");
+  }
+  /// Seconds of the device's work between two marks; waits for `to`.
+  virtual double secondsBetween(int64_t from, int64_t to) { return 0; }
+  virtual void clearMarks() {}
   /// Writes back and drops all of this device's memory from its caches
   /// (profiling: the cache state a layer's backward finds in a step).
   virtual void evictFromCaches() {}
@@ -253,6 +278,37 @@ private:
   T *data_ = nullptr;
   int64_t count_ = 0;
   bool owned_ = true;
+};
+
+/// Host memory of `T` from Device::allocateHost, allocated once and
+/// released with its owner.
+template <typename T> class HostBuffer {
+public:
+  HostBuffer() = default;
+  HostBuffer(Device &device, int64_t count) : device_(&device), count_(count) {
+    if (count > 0)
+      data_ = static_cast<T *>(device.allocateHost(size_t(count) * sizeof(T)));
+  }
+  HostBuffer(const HostBuffer &) = delete;
+  HostBuffer &operator=(const HostBuffer &) = delete;
+  HostBuffer(HostBuffer &&o) noexcept { *this = std::move(o); }
+  HostBuffer &operator=(HostBuffer &&o) noexcept {
+    std::swap(device_, o.device_);
+    std::swap(data_, o.data_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  ~HostBuffer() {
+    if (data_)
+      device_->releaseHost(data_, size_t(count_) * sizeof(T));
+  }
+  T *data() const { return data_; }
+  int64_t size() const { return count_; }
+
+private:
+  Device *device_ = nullptr;
+  T *data_ = nullptr;
+  int64_t count_ = 0;
 };
 
 } // namespace hdrt

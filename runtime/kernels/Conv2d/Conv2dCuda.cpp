@@ -5,8 +5,10 @@
 // with a halo on one side) is not a cuDNN convolution unless the extra
 // padding is never reached: such an input is copied into a zero-padded
 // buffer and convolved without padding. Each direction's algorithm is
-// cuDNN's heuristic choice, once per shape. The workspace and the padded
-// copy are scratch memory every convolution of the device shares.
+// the fastest cuDNN measures for the shape (cudnnFind*, as PyTorch's
+// cudnn.benchmark), or its heuristic's first choice
+// (--conv-algorithms heuristic), once per shape. The workspace and the
+// padded copy are scratch memory every convolution of the device shares.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -48,8 +51,11 @@ struct ConvPlan {
 
 class ConvPlans {
 public:
-  /// `tf32`: whether convolutions may use TF32 tensor cores.
-  explicit ConvPlans(bool tf32) : tf32_(tf32) {}
+  /// `tf32`: whether convolutions may use TF32 tensor cores; `find`:
+  /// whether to time the algorithms rather than ask the heuristic; `log`:
+  /// print each plan's choices.
+  ConvPlans(bool tf32, bool find, bool log)
+      : tf32_(tf32), find_(find), log_(log) {}
   ConvPlans(const ConvPlans &) = delete;
   ConvPlans &operator=(const ConvPlans &) = delete;
   ~ConvPlans() { clear(); }
@@ -66,8 +72,9 @@ private:
 
   template <typename Perf>
   const Perf &pick(const Perf *results, int count, const char *direction) const;
+  void log(const Conv2dShape &s, const ConvPlan &p, const float ms[3]) const;
 
-  bool tf32_;
+  bool tf32_, find_, log_;
   std::map<ConvKey, ConvPlan> plans_;
 };
 
@@ -160,30 +167,43 @@ ConvPlan &ConvPlans::get(cudnnHandle_t dnn, const Conv2dShape &s) {
     HDRT_CUDA_CHECK(cudnnSetConvolutionMathType(
         *conv, tf32_ ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
   }
-  // cuDNN's heuristic choice for each direction, once per shape (as
-  // PyTorch does unless cudnn.benchmark is set): timing every algorithm
-  // of every shape would cost seconds at start-up. Each direction's
-  // descriptor then takes its algorithm's math type, and the workspace
-  // is what cuDNN says that algorithm needs with that descriptor.
+  // Each direction's choice, once per shape: timed by cuDNN (as PyTorch
+  // with cudnn.benchmark; it costs some milliseconds per shape at the
+  // first step) or the heuristic's first. Each direction's descriptor then
+  // takes its algorithm's math type, and the workspace is what cuDNN says
+  // that algorithm needs with that descriptor.
   int found = 0;
   size_t need = 0;
+  float ms[3] = {-1, -1, -1}; // the measured times, when found
   cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-  HDRT_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-      dnn, p.x, p.w, p.fwdConv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
-      fwd));
+  if (find_)
+    HDRT_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(
+        dnn, p.x, p.w, p.fwdConv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+        &found, fwd));
+  else
+    HDRT_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
+        dnn, p.x, p.w, p.fwdConv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+        &found, fwd));
   const auto &f = pick(fwd, found, "forward");
   p.fwd = f.algo;
+  ms[0] = find_ ? f.time : -1;
   HDRT_CUDA_CHECK(cudnnSetConvolutionMathType(p.fwdConv, f.mathType));
   HDRT_CUDA_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
       dnn, p.x, p.w, p.fwdConv, p.y, p.fwd, &need));
   p.workspace = std::max(p.workspace, need);
 
   cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-  HDRT_CUDA_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-      dnn, p.w, p.y, p.dataConv, p.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
-      &found, data));
+  if (find_)
+    HDRT_CUDA_CHECK(cudnnFindConvolutionBackwardDataAlgorithm(
+        dnn, p.w, p.y, p.dataConv, p.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+        &found, data));
+  else
+    HDRT_CUDA_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+        dnn, p.w, p.y, p.dataConv, p.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+        &found, data));
   const auto &d = pick(data, found, "backward-data");
   p.bwdData = d.algo;
+  ms[1] = find_ ? d.time : -1;
   HDRT_CUDA_CHECK(cudnnSetConvolutionMathType(p.dataConv, d.mathType));
   HDRT_CUDA_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(
       dnn, p.w, p.y, p.dataConv, p.x, p.bwdData, &need));
@@ -191,15 +211,23 @@ ConvPlan &ConvPlans::get(cudnnHandle_t dnn, const Conv2dShape &s) {
 
   cudnnConvolutionBwdFilterAlgoPerf_t
       filter[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-  HDRT_CUDA_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-      dnn, p.x, p.y, p.filterConv, p.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
-      &found, filter));
+  if (find_)
+    HDRT_CUDA_CHECK(cudnnFindConvolutionBackwardFilterAlgorithm(
+        dnn, p.x, p.y, p.filterConv, p.w,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, filter));
+  else
+    HDRT_CUDA_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+        dnn, p.x, p.y, p.filterConv, p.w,
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, filter));
   const auto &g = pick(filter, found, "backward-filter");
   p.bwdFilter = g.algo;
+  ms[2] = find_ ? g.time : -1;
   HDRT_CUDA_CHECK(cudnnSetConvolutionMathType(p.filterConv, g.mathType));
   HDRT_CUDA_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
       dnn, p.x, p.y, p.filterConv, p.w, p.bwdFilter, &need));
   p.workspace = std::max(p.workspace, need);
+  if (log_)
+    log(s, p, ms);
   return plans_.emplace(key, p).first->second;
 }
 
@@ -219,10 +247,31 @@ const Perf &ConvPlans::pick(const Perf *results, int count,
                     (tf32_ ? "" : " without TF32"));
 }
 
+/// One line per plan, for the algorithm log (--log-conv-algorithms).
+void ConvPlans::log(const Conv2dShape &s, const ConvPlan &p,
+                    const float ms[3]) const {
+  const Window2d &w = s.window;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr,
+               "hd: conv plan rank %d: in %lldx%lldx%lldx%lld out %lld "
+               "kernel %lldx%lld stride %lldx%lld groups %lld%s: fwd algo %d "
+               "(%.3f ms), bwd-data algo %d (%.3f ms), bwd-filter algo %d "
+               "(%.3f ms), workspace %zu bytes, %s\n",
+               rank, (long long)w.n, (long long)w.c, (long long)w.h,
+               (long long)w.w, (long long)s.outChannels, (long long)w.kh,
+               (long long)w.kw, (long long)w.strideH, (long long)w.strideW,
+               (long long)s.groups, p.padCopy ? " (padded copy)" : "",
+               int(p.fwd), ms[0], int(p.bwdData), ms[1], int(p.bwdFilter),
+               ms[2], p.workspace, find_ ? "timed" : "heuristic");
+}
+
 class CudaConv2d final : public Conv2dKernels {
 public:
   explicit CudaConv2d(Device &d)
-      : gpu_(CudaDevice::of(d)), plans_(gpu_.options().tf32),
+      : gpu_(CudaDevice::of(d)),
+        plans_(gpu_.options().tf32, gpu_.options().findConvAlgorithms,
+               gpu_.options().logConvAlgorithms),
         workspace_(gpu_.memoryCounter()), padScratch_(gpu_.memoryCounter()) {}
 
   void forward(const Conv2dShape &s, const float *in, const float *w,
