@@ -37,6 +37,14 @@ struct Param {
   std::vector<int64_t> shape; // global
   Box box;                    // this rank's shard (rank 0 when none)
   Buffer<float> value, grad, velocity;
+  /// Its initial values: offset + bound * u, u uniform in [-1, 1) drawn
+  /// from `stream` by the global index of each element (first: the
+  /// shard's first).
+  struct Init {
+    float offset = 0, bound = 0;
+    uint64_t stream = 0;
+    int64_t first = 0;
+  } init;
   bool writes = false; // this rank checkpoints its shard
   /// Trained by SGD; false for statistics a layer keeps (batch norm's
   /// running mean and variance), which have no gradient or momentum.

@@ -53,7 +53,7 @@ int64_t RankState::prepare(LayerContext &ctx, const RankOptions &options) {
   ctx.setBatch(loss.out.shape[0]);
   for (Layer &l : network_.layers())
     prepareLayer(ctx, l);
-  allocateGradients();
+  allocateTrained();
   for (Edge &e : network_.edges())
     prepareEdge(e);
   chooseLayouts();
@@ -107,11 +107,12 @@ void RankState::prepareLayer(LayerContext &ctx, Layer &l) {
   prepareParams(l);
 }
 
-/// Every parameter gradient of this rank in one allocation, in the order
-/// backward produces them (the last layer's first): the gradient sums take
-/// consecutive layers' small gradients as one contiguous bucket, summed in
-/// place instead of packed into a buffer and back.
-void RankState::allocateGradients() {
+/// Every trained parameter of this rank in one allocation each for its
+/// values, gradients and momenta, in the order backward produces the
+/// gradients (the last layer's first): the gradient sums take consecutive
+/// layers' small gradients as one contiguous bucket, summed in place, and
+/// an update covers a layer's parameters, or all of them, in one pass.
+void RankState::allocateTrained() {
   std::vector<Param *> trained;
   int64_t total = 0;
   for (auto l = network_.layers().rbegin(); l != network_.layers().rend(); ++l)
@@ -121,17 +122,32 @@ void RankState::allocateGradients() {
           trained.push_back(&p);
           total += p.box.volume();
         }
+  values_.assign(device_, total);
   gradients_.assign(device_, total);
-  float *next = gradients_.data();
+  velocities_.assign(device_, total);
+  int64_t at = 0;
   for (Param *p : trained) {
-    p->grad = Buffer<float>::view(device_, next, p->box.volume());
-    next += p->box.volume();
+    int64_t n = p->box.volume();
+    p->value = Buffer<float>::view(device_, values_.data() + at, n);
+    p->grad = Buffer<float>::view(device_, gradients_.data() + at, n);
+    p->velocity = Buffer<float>::view(device_, velocities_.data() + at, n);
+    at += n;
+    initialize(*p);
   }
 }
 
-/// Parameters are split along their dim 0, the layer's output channels: a
-/// task's shard is its tile's channels. Replicas along n, h and w hold the
-/// same one and the first of them checkpoints it.
+/// Draws the parameter's initial values by global index, so every split
+/// starts from the same values.
+void RankState::initialize(Param &p) {
+  std::vector<float> host(size_t(p.value.size()));
+  for (size_t j = 0; j < host.size(); ++j)
+    host[j] = p.init.offset +
+              p.init.bound * (2.0f * uniform(options_.seed, p.init.stream,
+                                             p.init.first + j) -
+                              1.0f);
+  p.value.upload(host.data());
+}
+
 void RankState::prepareParams(Layer &l) {
   std::vector<ParamSpec> specs = l.impl->params(l);
   if (specs.empty())
@@ -160,22 +176,15 @@ void RankState::prepareParams(Layer &l) {
       p.box.hi[d] = p.shape[d];
     p.box.lo[0] = c0;
     p.box.hi[0] = c1;
-    p.value.assign(device_, p.box.volume());
-    if (p.trained) // its gradient: allocateGradients
-      p.velocity.assign(device_, p.box.volume());
-    // Drawn by global index, so every split starts from the same values.
     int64_t row = 1;
     for (size_t d = 1; d < p.shape.size(); ++d)
       row *= p.shape[d];
-    uint64_t stream = streamOf(kWeights, l.id, i);
-    int64_t firstIndex = p.box.lo[0] * row;
-    std::vector<float> host(size_t(p.value.size()));
-    for (size_t j = 0; j < host.size(); ++j)
-      host[j] =
-          specs[i].offset +
-          specs[i].bound *
-              (2.0f * uniform(options_.seed, stream, firstIndex + j) - 1.0f);
-    p.value.upload(host.data());
+    p.init = {specs[i].offset, specs[i].bound, streamOf(kWeights, l.id, i),
+              p.box.lo[0] * row};
+    if (p.trained)
+      continue; // allocateTrained
+    p.value.assign(device_, p.box.volume());
+    initialize(p);
   }
   // Frozen tensors (statistics, buffers) have no gradient to sync.
   bool trains = std::any_of(specs.begin(), specs.end(),

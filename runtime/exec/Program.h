@@ -126,6 +126,8 @@ private:
   double stepStart_ = 0;
   /// Whether this step's backward pass has begun (its receives posted).
   bool backwardBegun_ = false;
+  /// Whether this step's update of every parameter at once has run.
+  bool updatedAll_ = false;
 };
 
 } // namespace hdrt::exec

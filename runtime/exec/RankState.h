@@ -52,10 +52,16 @@ public:
   /// Before the consumer's backward: where `e` writes its input gradient.
   void claimInputGradient(Edge &e);
 
+  /// The trained parameters' flat buffers, for an update of all of them.
+  const Buffer<float> &values() const { return values_; }
+  const Buffer<float> &gradients() const { return gradients_; }
+  const Buffer<float> &velocities() const { return velocities_; }
+
 private:
   void prepareLayer(LayerContext &ctx, Layer &l);
   void prepareParams(Layer &l);
-  void allocateGradients();
+  void allocateTrained();
+  void initialize(Param &p);
   void prepareEdge(Edge &e);
   void checkPlan(const Edge &e) const;
   void chooseLayouts();
@@ -66,9 +72,10 @@ private:
   int rank_;
   SplitWorld split_;
   RankOptions options_;
-  /// The parameter gradients of every layer (allocateGradients); each
-  /// Param's `grad` is a view of it.
-  Buffer<float> gradients_;
+  /// Every trained parameter's values, gradients and momenta, each in one
+  /// allocation in the same order (allocateTrained); a Param's `value`,
+  /// `grad` and `velocity` are views of them.
+  Buffer<float> values_, gradients_, velocities_;
 };
 
 } // namespace hdrt::exec

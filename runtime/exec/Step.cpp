@@ -17,6 +17,7 @@
 
 #include "hdrt/hdrt.h"
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -45,6 +46,7 @@ void Program::stepBegin(int64_t step) {
   timers_.origin = timers_.now();
   timers_.spans.clear();
   backwardBegun_ = false;
+  updatedAll_ = false;
   transfers_.postReceives(/*forward=*/true);
   Charge charge(timers_, Category::Compute);
   stepInputs(step);
@@ -121,25 +123,56 @@ void Program::sgdUpdate(int64_t id) {
   Charge charge(timers_, Category::Compute, &l.name, " update");
   if (l.task < 0)
     return;
-  if (l.gradComm != MPI_COMM_SELF) {
-    // The gradient sums may still run beside this: wait for this layer's.
+  // A GPU updates every parameter in one pass, at the first update of the
+  // step: its gradient sums are in place for all once they are for one,
+  // and a launch per layer costs more than the update of most layers.
+  // The CPU updates each layer once its own sums are in, while the others'
+  // still run.
+  bool all = !device_->hostAccessible() && !profiling_;
+  if (all && updatedAll_)
+    return;
+  auto firstTrained = std::find_if(l.params.begin(), l.params.end(),
+                                   [](const Param &p) { return p.trained; });
+  if (firstTrained == l.params.end() && !all)
+    return;
+  if (l.gradComm != MPI_COMM_SELF || all) {
+    // The gradient sums may still run beside this: wait for this layer's,
+    // or for all of them.
     Charge wait(timers_, Category::Sync, &l.name, " gradient wait");
     double start = MPI_Wtime();
-    for (Param &p : l.params)
-      if (p.trained)
-        if (int rc = device_->waitGradients(p.grad.data()))
-          throw Error("error " + std::to_string(rc) +
-                      " in the gradient sync of '" + l.name + "'");
+    auto check = [&](int rc) {
+      if (rc)
+        throw Error("error " + std::to_string(rc) +
+                    " in the gradient sync of '" + l.name + "'");
+    };
+    if (all)
+      check(device_->waitGradients(nullptr));
+    else
+      for (Param &p : l.params)
+        if (p.trained)
+          check(device_->waitGradients(p.grad.data()));
     timers_.addGradientSyncExposed(MPI_Wtime() - start);
   }
   KernelTimer kernel(timers_);
   float lr = float(learningRate(options_, context_.step(), lastStep()));
   SgdKernels &sgd = kernelsOf<SgdKernels>(*device_);
-  for (Param &p : l.params)
-    if (p.trained)
-      sgd.update(p.value.size(), lr, float(options_.momentum),
-                 float(options_.weightDecay), options_.nesterov, p.value.data(),
-                 p.grad.data(), p.velocity.data());
+  // A layer's trained parameters lie next to each other in the flat
+  // buffers (RankState::allocateTrained): one pass over them.
+  float *value = rankState_.values().data(), *grad = rankState_.gradients().data(),
+        *velocity = rankState_.velocities().data();
+  int64_t count = rankState_.values().size();
+  if (!all) {
+    value = firstTrained->value.data();
+    grad = firstTrained->grad.data();
+    velocity = firstTrained->velocity.data();
+    count = 0;
+    for (const Param &p : l.params)
+      count += p.trained ? p.value.size() : 0;
+  }
+  if (count > 0)
+    sgd.update(count, lr, float(options_.momentum), float(options_.weightDecay),
+               options_.nesterov, value, grad, velocity);
+  updatedAll_ = all;
 }
 
 void Program::stepEnd(int64_t step) {

@@ -84,6 +84,13 @@ int GradientSync::wait(const float *data) {
   if (!buckets_.empty())
     if (int rc = queueAll(buckets_.flush()))
       return rc;
+  if (!data) { // every sum started
+    int rc = MPI_SUCCESS;
+    while (!jobOf_.empty())
+      if (int failed = wait(jobOf_.begin()->first))
+        rc = rc ? rc : failed;
+    return rc;
+  }
   auto it = jobOf_.find(data);
   if (it == jobOf_.end())
     return MPI_SUCCESS; // summed and waited for, or never started

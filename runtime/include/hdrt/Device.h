@@ -153,8 +153,8 @@ public:
     return allReduce(comm, data, count, ElementType::F32, ReduceOp::Sum);
   }
   /// Waits until the sum allReduceGradients started on `data` is in place
-  /// (an asynchronous device: until work issued next runs after it); 0 or
-  /// the sum's error code.
+  /// (an asynchronous device: until work issued next runs after it), or
+  /// with null every sum started; 0 or the sum's error code.
   virtual int waitGradients(const float *data) { return 0; }
   /// Seconds the gradient sums took since the last call, overlapped or
   /// not; negative when the device does not time them apart.

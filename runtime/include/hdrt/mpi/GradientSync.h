@@ -58,7 +58,8 @@ public:
   /// member calls it, in the same order). The caller leaves them alone until
   /// wait(data) returns. Returns 0 or an MPI error code.
   int start(MPI_Comm comm, float *data, int64_t count);
-  /// Waits until the sum of `data` is in place; 0 or the sum's MPI error.
+  /// Waits until the sum of `data` is in place (null: every sum started);
+  /// 0 or the first sum's MPI error.
   int wait(const float *data);
   /// Seconds the worker spent summing since the last call.
   double takeBusySeconds();
