@@ -32,7 +32,7 @@ void Program::evaluate(int64_t step) {
       forward(l.id);
     }
     transfers_.finishSends();
-    partialLoss += loss.partialLoss;
+    partialLoss += tileLoss();
     if (loss.task >= 0) {
       counted.samples += loss.accuracy.samples;
       counted.top1 += loss.accuracy.top1;

@@ -106,7 +106,9 @@ struct Layer {
   MPI_Comm statsComm = MPI_COMM_NULL; // tasks that combine statistics
                                       // (the kind's LayerKinds.def entry)
   std::unique_ptr<LayerState> state;
-  double partialLoss = 0; // the loss layer: this tile's summed loss
+  /// The loss layer: this tile's summed loss, on the device until the
+  /// step ends (partialLossOf).
+  Buffer<double> partialLoss;
   Accuracy accuracy;      // the loss layer, in inference
   /// Where its parameters come from in the source model, by parameter
   /// suffix ("weight"): the tensor's name, and whether it holds the
@@ -156,9 +158,6 @@ struct Edge {
   /// call.
   std::unique_ptr<mpi::Messages> messages;
 };
-
-/// The producer's tile and the edge's box, as the buffers lay them out.
-std::pair<Box, Box> localBoxes(const Layer &p, const Edge &e);
 
 /// The producer's tile and the edge's box, as the buffers lay them out.
 std::pair<Box, Box> localBoxes(const Layer &p, const Edge &e);

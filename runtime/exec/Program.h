@@ -103,6 +103,7 @@ private:
   /// whole --eval-data, printed by rank 0.
   void evaluate(int64_t step);
   std::string firstNonFinite();
+  double tileLoss();
 
   Options options_;
   std::shared_ptr<Device> device_;

@@ -60,7 +60,6 @@ void Program::stepInputs(int64_t step) {
 void Program::forward(int64_t id) {
   Layer &l = doing(id, "the forward");
   Charge charge(timers_, Category::Compute, &l.name, " fwd");
-  l.partialLoss = 0;
   if (l.task < 0)
     return;
   for (Edge *e : l.inputs)
@@ -175,9 +174,19 @@ void Program::sgdUpdate(int64_t id) {
   updatedAll_ = all;
 }
 
+/// The loss layer's summed loss over this rank's tile (0 without one):
+/// read from the device, which waits for the forward pass.
+double Program::tileLoss() {
+  const Layer &loss = network_.layers().back();
+  double value = 0;
+  if (loss.task >= 0)
+    loss.partialLoss.download(&value);
+  return value;
+}
+
 void Program::stepEnd(int64_t step) {
   transfers_.finishSends();
-  double partial = network_.layers().back().partialLoss, total = 0;
+  double partial = tileLoss(), total = 0;
   {
     Charge charge(timers_, Category::Sync);
     MPI_Allreduce(&partial, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);

@@ -380,10 +380,12 @@ TEST(TileOps, SoftmaxCrossEntropySplitOverClassesEqualsWhole) {
     accumulate(sum, tileSum);
   }
   double loss = 0;
-  for (int t = 0; t < 3; ++t)
-    loss +=
-        sce.partialLoss(n, bounds[t + 1] - bounds[t], bounds[t],
-                        tiles[t].data(), labels.data(), max.data(), sum.data());
+  for (int t = 0; t < 3; ++t) {
+    double tileLoss = 0;
+    sce.partialLoss(n, bounds[t + 1] - bounds[t], bounds[t], tiles[t].data(),
+                    labels.data(), max.data(), sum.data(), &tileLoss);
+    loss += tileLoss;
+  }
   EXPECT_NEAR(loss / batch, wantLoss, 1e-6);
   for (int t = 0; t < 3; ++t) {
     int64_t width = bounds[t + 1] - bounds[t];

@@ -91,6 +91,7 @@ class SoftmaxCrossEntropyImplementation final : public LayerImpl {
       int64_t n = extent(l.tile, 0);
       state->max.assign(ctx.device(), n);
       state->sum.assign(ctx.device(), n);
+      l.partialLoss.assign(ctx.device(), 1);
     }
     l.state = std::move(state);
   }
@@ -129,10 +130,9 @@ class SoftmaxCrossEntropyImplementation final : public LayerImpl {
     }
     ctx.syncStatistics(l, s.sum.data(), n, ElementType::F64, ReduceOp::Sum);
     KernelTimer kt(ctx.timers());
-    l.partialLoss = kernelsOf<SoftmaxCrossEntropyKernels>(ctx.device())
-                        .partialLoss(n, k, l.tile.lo[1], logits.in,
-                                     labels.deviceLabels.data(), s.max.data(),
-                                     s.sum.data());
+    kernelsOf<SoftmaxCrossEntropyKernels>(ctx.device())
+        .partialLoss(n, k, l.tile.lo[1], logits.in, labels.deviceLabels.data(),
+                     s.max.data(), s.sum.data(), l.partialLoss.data());
     if (!ctx.training())
       l.accuracy = accuracyOf(ctx, l, logits.in, labels.labels);
   }

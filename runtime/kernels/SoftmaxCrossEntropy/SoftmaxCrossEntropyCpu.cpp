@@ -27,9 +27,10 @@ public:
         sum[s] += std::exp(double(logits[s * k + j]) - max[s]);
   }
 
-  double partialLoss(int64_t n, int64_t k, int64_t classOffset,
-                     const float *logits, const int32_t *labels,
-                     const float *max, const double *sum) override {
+  void partialLoss(int64_t n, int64_t k, int64_t classOffset,
+                   const float *logits, const int32_t *labels,
+                   const float *max, const double *sum,
+                   double *total) override {
     double loss = 0;
     for (int64_t s = 0; s < n; ++s) {
       int64_t j = int64_t(labels[s]) - classOffset;
@@ -37,7 +38,7 @@ public:
         continue; // Another tile holds this sample's label.
       loss += crossEntropyTerm(logits[s * k + j], max[s], sum[s]);
     }
-    return loss;
+    *total = loss;
   }
 
   void backward(int64_t n, int64_t k, int64_t classOffset, int64_t globalBatch,

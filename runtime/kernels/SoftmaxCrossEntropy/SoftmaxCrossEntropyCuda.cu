@@ -75,14 +75,7 @@ __global__ void backwardKernel(int64_t total, int64_t k, int64_t classOffset,
 class CudaSoftmaxCrossEntropy final : public SoftmaxCrossEntropyKernels {
 public:
   explicit CudaSoftmaxCrossEntropy(Device &d)
-      : device_(cuda::CudaDevice::of(d)), stream_(device_.stream()) {
-    HDRT_CUDA_CHECK(cudaMallocHost(&hostLoss_, sizeof(double)));
-    HDRT_CUDA_CHECK(cudaMalloc(&deviceLoss_, sizeof(double)));
-  }
-  ~CudaSoftmaxCrossEntropy() override {
-    cudaFreeHost(hostLoss_);
-    cudaFree(deviceLoss_);
-  }
+      : stream_(cuda::CudaDevice::of(d).stream()) {}
 
   void partialMax(int64_t n, int64_t k, const float *logits,
                   float *max) override {
@@ -98,17 +91,12 @@ public:
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
 
-  double partialLoss(int64_t n, int64_t k, int64_t classOffset,
-                     const float *logits, const int32_t *labels,
-                     const float *max, const double *sum) override {
+  void partialLoss(int64_t n, int64_t k, int64_t classOffset,
+                   const float *logits, const int32_t *labels,
+                   const float *max, const double *sum, double *loss) override {
     lossKernel<<<1, kThreads, 0, stream_>>>(n, k, classOffset, logits, labels,
-                                            max, sum, deviceLoss_);
+                                            max, sum, loss);
     HDRT_CUDA_CHECK(cudaGetLastError());
-    HDRT_CUDA_CHECK(cudaMemcpyAsync(hostLoss_, deviceLoss_, sizeof(double),
-                                    cudaMemcpyDeviceToHost, stream_));
-    Watchdog::Wait wait = device_.waiting("the step's loss");
-    HDRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return *hostLoss_;
   }
 
   void backward(int64_t n, int64_t k, int64_t classOffset, int64_t globalBatch,
@@ -123,9 +111,7 @@ public:
   }
 
 private:
-  cuda::CudaDevice &device_;
   cudaStream_t stream_;
-  double *hostLoss_ = nullptr, *deviceLoss_ = nullptr;
 };
 
 } // namespace

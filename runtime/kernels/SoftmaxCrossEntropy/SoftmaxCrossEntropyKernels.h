@@ -44,12 +44,14 @@ public:
   /// sum (n doubles, overwritten) = the tile's sum of exp(logit - max).
   virtual void partialSum(int64_t n, int64_t k, const float *logits,
                           const float *max, double *sum) = 0;
-  /// Waits: the sum of crossEntropyTerm over the tile's samples whose label
-  /// is one of its classes; the loss is the all-reduced sum over the
-  /// global batch.
-  virtual double partialLoss(int64_t n, int64_t k, int64_t classOffset,
-                             const float *logits, const int32_t *labels,
-                             const float *max, const double *sum) = 0;
+  /// loss (one double) = the sum of crossEntropyTerm over the tile's
+  /// samples whose label is one of its classes; the loss is the
+  /// all-reduced sum over the global batch. Does not wait: the step reads
+  /// it when it ends.
+  virtual void partialLoss(int64_t n, int64_t k, int64_t classOffset,
+                           const float *logits, const int32_t *labels,
+                           const float *max, const double *sum,
+                           double *loss) = 0;
   /// dLogits = crossEntropyGrad of each logit.
   virtual void backward(int64_t n, int64_t k, int64_t classOffset,
                         int64_t globalBatch, const float *logits,
