@@ -216,7 +216,8 @@ private:
     int64_t perSlice = (n * hw + slices - 1) / slices;
     double *out = slices == 1 ? sums
                               : static_cast<double *>(partials_.get(
-                                    size_t(slices * 2 * c) * sizeof(double)));
+                                    size_t(slices * 2 * c) * sizeof(double),
+                                    stream_));
     sliceSumsKernel<Backward>
         <<<dim3(unsigned(c), unsigned(slices)), kThreads, 0, stream_>>>(
             n, c, hw, perSlice, in, dOut, mean, invStd, out);

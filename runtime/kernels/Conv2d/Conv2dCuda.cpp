@@ -282,7 +282,7 @@ public:
     const float *x = padded(p, in);
     HDRT_CUDA_CHECK(cudnnConvolutionForward(
         gpu_.dnn(), &one, p.x, x, p.w, w, p.fwdConv, p.fwd,
-        workspace_.get(p.workspace), p.workspace, &zero, p.y, out));
+        workspace_.get(p.workspace, gpu_.stream()), p.workspace, &zero, p.y, out));
     if (bias)
       HDRT_CUDA_CHECK(
           cudnnAddTensor(gpu_.dnn(), &one, p.bias, bias, &one, p.y, out));
@@ -294,11 +294,12 @@ public:
     ConvPlan &p = plans_.get(gpu_.dnn(), s);
     const float one = 1, zero = 0;
     float *dx = p.padCopy ? static_cast<float *>(padScratch_.get(
-                                p.paddedBox.volume() * sizeof(float)))
+                                p.paddedBox.volume() * sizeof(float),
+                                gpu_.stream()))
                           : dIn;
     HDRT_CUDA_CHECK(cudnnConvolutionBackwardData(
         gpu_.dnn(), &one, p.w, w, p.y, dOut, p.dataConv, p.bwdData,
-        workspace_.get(p.workspace), p.workspace, &zero, p.x, dx));
+        workspace_.get(p.workspace, gpu_.stream()), p.workspace, &zero, p.x, dx));
     if (p.padCopy) {
       cuda::copyRegion(gpu_.stream(), dx, p.paddedBox, dIn, p.inBox, p.inBox,
                        false);
@@ -314,7 +315,7 @@ public:
     const float *x = padded(p, in);
     HDRT_CUDA_CHECK(cudnnConvolutionBackwardFilter(
         gpu_.dnn(), &one, p.x, x, p.y, dOut, p.filterConv, p.bwdFilter,
-        workspace_.get(p.workspace), p.workspace, &zero, p.w, dW));
+        workspace_.get(p.workspace, gpu_.stream()), p.workspace, &zero, p.w, dW));
     if (dBias)
       HDRT_CUDA_CHECK(cudnnConvolutionBackwardBias(gpu_.dnn(), &one, p.y, dOut,
                                                    &zero, p.bias, dBias));
@@ -326,7 +327,7 @@ private:
     if (!p.padCopy)
       return in;
     float *copy = static_cast<float *>(
-        padScratch_.get(p.paddedBox.volume() * sizeof(float)));
+        padScratch_.get(p.paddedBox.volume() * sizeof(float), gpu_.stream()));
     cuda::fill(gpu_.stream(), copy, p.paddedBox.volume(), 0.0f);
     cuda::copyRegion(gpu_.stream(), in, p.inBox, copy, p.paddedBox, p.inBox,
                      false);
