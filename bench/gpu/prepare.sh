@@ -8,6 +8,10 @@
 #   ref/parity-<model>.json  the 1-process CPU run they must match;
 #   bin/<model>-b<batch>     AlexNet, VGG-16, ResNet-50 and Inception-v3 for
 #                            one GPU at batch 32, 64 and 128;
+#   bin/multi-*              for a machine with two GPUs or more: parity
+#                            programs for 2 GPUs (data and layer-wise), and
+#                            ResNet-50 at 32 images per GPU on 2 GPUs under
+#                            the data, owt and layer-wise strategies;
 #   jobs.txt                 the layers of the batch-64 programs, for
 #                            bin/hdrt-profile-cuda to time (the cost model's
 #                            prediction of those steps);
@@ -56,6 +60,19 @@ for m in small_cnn alexnet_small $blocks; do
     --lr 0.05 --quiet
 done
 
+# Two GPUs, where the machine has them: the parity models' 1-GPU run
+# again on 2 GPUs (data and layer-wise), and ResNet-50 at 32 images per
+# GPU under each strategy, against PyTorch DDP.
+for m in small_cnn alexnet_small; do
+  for s in data layerwise; do
+    compile "$work/$m.mlir" 2 $s cuda "$out/bin/multi-parity-$m-$s"
+  done
+done
+hdbench import "$build" "$root/models/resnet50.onnx" 64 "$work/resnet50-2x32.mlir"
+for s in data owt layerwise; do
+  compile "$work/resnet50-2x32.mlir" 2 $s cuda "$out/bin/multi-resnet50-$s"
+done
+
 # Throughput: the zoo models at the batches PyTorch runs.
 for m in alexnet vgg16 resnet50 inception_v3; do
   for b in 32 64 128; do
@@ -76,6 +93,18 @@ ldd "$out/bin/parity-small_cnn" "$out/bin/HDCudaTests" | awk '$3 ~ /^\// {print 
     libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*) ;;
     libcuda*|libcublas*|libcudnn*|libnccl*|libhdrt*) ;;
     *) cp -L "$lib" "$out/lib/" ;;
+  esac
+done
+# mpirun for the 2-GPU runs: Open MPI's launcher and daemon, run with
+# OPAL_PREFIX at bundle/ompi, where they find their help texts.
+mkdir -p "$out/ompi/bin" "$out/ompi/share"
+cp -L /usr/bin/orterun "$out/ompi/bin/mpirun"
+cp -L /usr/bin/orted "$out/ompi/bin/"
+cp -rL /usr/share/openmpi "$out/ompi/share/"
+ldd /usr/bin/orterun /usr/bin/orted | awk '$3 ~ /^\// {print $3}' | sort -u | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so*|libm.so*|libpthread*|libdl.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*) ;;
+    *) [ -e "$out/lib/$(basename "$lib")" ] || cp -L "$lib" "$out/lib/" ;;
   esac
 done
 plugins=$(ompi_info --path pkglibdir | sed -n 's/.*Pkglibdir: *//p')

@@ -5,8 +5,10 @@ torchvision's AlexNet, VGG-16, ResNet-50 and Inception-v3 (no auxiliary
 head, 299x299) at batch 32, 64 and 128: fp32, channels-first, SGD with
 momentum 0.9 and weight decay 5e-4, cross-entropy on synthetic data already
 on the GPU, PyTorch's default math (TF32 in cuDNN convolutions, not in
-matmuls), the same as hd's defaults. Images/s is the batch over the median
-step time after warm-up, each step ended by a synchronize.
+matmuls) and cuDNN's autotuner on (torch.backends.cudnn.benchmark: hd
+times its convolution algorithms too), the same as hd's defaults. Images/s
+is the batch over the median step time after warm-up, each step ended by a
+synchronize.
 
 usage: pytorch_baseline.py --out results.json [--steps N]
 """
@@ -58,6 +60,7 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--steps", type=int, default=25)
     args = p.parse_args()
+    torch.backends.cudnn.benchmark = True
     results = {"torch": torch.__version__, "device": torch.cuda.get_device_name(),
                "cudnn": torch.backends.cudnn.version(), "images_per_s": {}}
     for name in MODELS:

@@ -61,6 +61,52 @@ def predictions(out, build):
     return predicted
 
 
+def multi_gpu(out, read):
+    """The 2-GPU section: each parity model's 2-GPU losses against its
+    1-GPU run, and ResNet-50 at 32 images per GPU against PyTorch DDP; a
+    line saying why not where the machine had one GPU."""
+    try:
+        gpus = read("gpu.txt").count("GPU ")
+    except OSError:
+        gpus = 0
+    if gpus < 2:
+        return ["", "Two GPUs: not run (the machine had %d)." % gpus]
+    lines = ["", "Two GPUs: the parity models' 2-GPU runs against their 1-GPU "
+             "run (5 steps, TF32 off, within %g), and ResNet-50 at 32 images "
+             "per GPU against PyTorch DDP (torchrun, cuDNN autotuner on)." %
+             PARITY, "", "| parity model | strategy | largest relative error "
+             "| within |", "|---|---|---|---|"]
+    for m in ["small_cnn", "alexnet_small"]:
+        for s in ["data", "layerwise"]:
+            try:
+                one = json.load(open(os.path.join(out, "parity-%s.json" % m)))["losses"]
+                two = json.load(open(os.path.join(
+                    out, "multi-parity-%s-%s.json" % (m, s))))["losses"]
+                err = max(abs(a - b) / max(abs(a), 1e-12)
+                          for a, b in zip(one, two))
+                good = len(one) == len(two) and err <= PARITY
+                lines.append("| %s | %s | %.2e | %s |" % (
+                    m, s, err, "yes" if good else "**no**"))
+            except (OSError, ValueError, KeyError):
+                lines.append("| %s | %s | no result | |" % (m, s))
+    try:
+        ddp = json.load(open(os.path.join(out, "ddp.json")))["images_per_s"]
+    except (OSError, ValueError, KeyError):
+        ddp = None
+    lines += ["", "| ResNet-50, 2 GPUs x 32 | hd images/s | DDP images/s "
+              "| hd / DDP |", "|---|---|---|---|"]
+    for s in ["data", "owt", "layerwise"]:
+        try:
+            hd = hd_images_per_s(read("multi-resnet50-%s.log" % s))
+        except OSError:
+            hd = None
+        lines.append("| %s | %s | %s | %s |" % (
+            s, "%.1f" % hd if hd else "no result",
+            "%.1f" % ddp if ddp else "no result",
+            "%.2f" % (hd / ddp) if hd and ddp else ""))
+    return lines
+
+
 def main():
     out = sys.argv[1]
     build = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "build")
@@ -149,6 +195,7 @@ def main():
         total = sum(float(x) for p in plans for x in p if float(x) >= 0)
         lines.append("| %s | %d | %s |" % (
             m, len(plans), "%.2f" % total if plans else "no log"))
+    lines += multi_gpu(out, read)
     predicted = predictions(out, build)
     lines += ["", "The cost model on the same GPU: each layer timed there "
               "(`hdrt-profile-cuda`, forward + backward + update), summed by "

@@ -11,7 +11,10 @@
 #      the memory and the metrics' cost;
 #   3. PyTorch eager on the same GPU, same models, batches and optimizer;
 #   4. every layer of those models timed on the GPU (hdrt-profile-cuda), for
-#      the cost model's prediction of the same steps.
+#      the cost model's prediction of the same steps;
+#   5. with two GPUs or more: the parity programs on 2 GPUs against the
+#      1-GPU run, and ResNet-50 at 32 images per GPU (data, owt,
+#      layer-wise) against PyTorch DDP (torchrun).
 # Everything lands in OUT-DIR; bench/gpu/report.py OUT-DIR then writes the
 # "gpu" section of docs/results.md here.
 #
@@ -82,4 +85,29 @@ echo "pytorch: exit $? ($(( $(date +%s) - start )) s)"
 timeout 200 "$bundle/bin/hdrt-profile-cuda" "$bundle/jobs.txt" -o "$out/times.txt" \
   --repeats 5 > "$out/profile.log" 2>&1
 echo "profile: exit $? ($(( $(date +%s) - start )) s)"
+# Two GPUs or more: parity of 2-GPU runs with the 1-GPU run, and ResNet-50
+# at 32 images per GPU under three strategies against PyTorch DDP.
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [ "$gpus" -ge 2 ]; then
+  mpi="env OPAL_PREFIX=$bundle/ompi $bundle/ompi/bin/mpirun --oversubscribe \
+    -x LD_LIBRARY_PATH -x OMPI_MCA_mca_base_component_path -x PMIX_MCA_mca_base_component_path"
+  [ -x "$bundle/ompi/bin/mpirun" ] || mpi=mpirun
+  for m in small_cnn alexnet_small; do
+    for s in data layerwise; do
+      timeout 120 $mpi -np 2 "$bundle/bin/multi-parity-$m-$s" --steps 5 \
+        --seed 1 --lr 0.05 --quiet --no-tf32 \
+        --metrics "$out/multi-parity-$m-$s.json" > "$out/multi-parity-$m-$s.log" 2>&1
+      echo "2-GPU parity $m $s: exit $?"
+    done
+  done
+  for s in data owt layerwise; do
+    timeout 90 $mpi -np 2 "$bundle/bin/multi-resnet50-$s" --steps "$steps" \
+      > "$out/multi-resnet50-$s.log" 2>&1
+    echo "2-GPU resnet50 $s: exit $? ($(( $(date +%s) - start )) s)"
+  done
+  PYTHONUNBUFFERED=1 timeout 150 torchrun --standalone --nproc_per_node 2 \
+    "$root/bench/gpu/ddp_baseline.py" --steps "$steps" \
+    --out "$out/ddp.json" > "$out/ddp.log" 2>&1
+  echo "pytorch ddp: exit $? ($(( $(date +%s) - start )) s)"
+fi
 for ref in "$bundle"/ref/*.json; do cp "$ref" "$out/cpu-$(basename "$ref")"; done
