@@ -144,12 +144,15 @@ TEST_F(CudaDeviceTest, PoolingMatchesCpuInEveryMode) {
     Pair x = random(in), y = zeros(out), dy = random(out), dx = zeros(in);
     Pool2dKernels &cpuPool = kernelsOf<Pool2dKernels>(*cpu);
     Pool2dKernels &gpuPool = kernelsOf<Pool2dKernels>(*gpu);
+    // Each device's workspace, as the executor gives it (the GPU's holds
+    // the maxima's places; the CPU also runs without one).
+    Buffer<uint8_t> places(*gpu, gpuPool.workspaceBytes(s));
     cpuPool.forward(s, x.onCpu.data(), y.onCpu.data(), /*workspace=*/nullptr);
-    gpuPool.forward(s, x.onGpu.data(), y.onGpu.data(), /*workspace=*/nullptr);
+    gpuPool.forward(s, x.onGpu.data(), y.onGpu.data(), places.data());
     cpuPool.backward(s, x.onCpu.data(), dy.onCpu.data(), dx.onCpu.data(),
                      /*workspace=*/nullptr);
     gpuPool.backward(s, x.onGpu.data(), dy.onGpu.data(), dx.onGpu.data(),
-                     /*workspace=*/nullptr);
+                     places.data());
     expectSame(y);
     expectSame(dx);
   }

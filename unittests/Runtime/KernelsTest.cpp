@@ -189,6 +189,10 @@ TEST(Kernels, PoolingMatchesDirectLoops) {
       {{2, 2, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, false, true},
       {{1, 3, 6, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, false, false},
       {{2, 4, 5, 5, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1}, false, false}, // global
+      // A halo tile's one-sided padding, and strides past the window.
+      {{1, 2, 9, 8, 3, 3, 2, 2, 1, 0, 0, 1, 1, 1}, true, false},
+      {{2, 2, 9, 8, 2, 2, 3, 3, 1, 0, 0, 1, 1, 1}, true, false},
+      {{2, 2, 9, 8, 2, 3, 3, 2, 0, 1, 1, 0, 1, 1}, false, false},
   };
   for (const Pool2dShape &s : shapes) {
     const Window2d &w = s.window;
@@ -249,6 +253,18 @@ TEST(Kernels, PoolingMatchesDirectLoops) {
     pool.backward(s, s.max ? zeros.data() : in.data(), dOut.data(),
                   keptDIn.data(), kept);
     expectClose(keptDIn, wantDIn, "backward from the workspace");
+
+    // The GPU's per-element formulas (Pool2dKernels.h) on the host: a
+    // thread per output forward, a thread per input gathering backward.
+    PoolGeometry g = geometryOf(s);
+    std::vector<int32_t> places(size_t(g.outputs()));
+    std::vector<float> gpuOut(outSize), gpuDIn(inSize);
+    for (int64_t i = 0; i < g.outputs(); ++i)
+      poolForwardAt(g, i, in.data(), gpuOut.data(), places.data());
+    expectClose(gpuOut, wantOut, "the GPU's forward formula");
+    for (int64_t i = 0; i < g.inputs(); ++i)
+      gpuDIn[size_t(i)] = poolGradientAt(g, i, dOut.data(), places.data());
+    expectClose(gpuDIn, wantDIn, "the GPU's gathered backward");
   }
 }
 
