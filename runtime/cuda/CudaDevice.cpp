@@ -13,6 +13,8 @@
 #include "Check.h"
 #include "DeviceKernels.h"
 
+#include "hdrt/common/StridedCopy.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -260,6 +262,19 @@ void CudaDevice::fill(float *dst, int64_t count, float value) {
 
 void CudaDevice::copyRegion(const float *src, const Box &srcBox, float *dst,
                             const Box &dstBox, const Box &region) {
+  // Runs of a few KiB or more go through the copy engines as one strided
+  // copy (a concatenation's operand, a sample slice, a halo of rows); the
+  // rest through the element-wise kernel.
+  constexpr int64_t kShortestRun = 1024;
+  std::optional<StridedCopy> c = stridedCopyOf(srcBox, dstBox, region);
+  if (c && c->run >= kShortestRun) {
+    HDRT_CUDA_CHECK(cudaMemcpy2DAsync(
+        dst + c->dstOffset, size_t(c->dstStride) * sizeof(float),
+        src + c->srcOffset, size_t(c->srcStride) * sizeof(float),
+        size_t(c->run) * sizeof(float), size_t(c->rows),
+        cudaMemcpyDeviceToDevice, compute_));
+    return;
+  }
   cuda::copyRegion(compute_, src, srcBox, dst, dstBox, region, false);
   HDRT_CUDA_CHECK(cudaGetLastError());
 }

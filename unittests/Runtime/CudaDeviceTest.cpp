@@ -382,9 +382,21 @@ TEST_F(CudaDeviceTest, RegionsRowsAndChannelsMatchCpu) {
   Pair from = random(size_t(src.volume())), to = random(size_t(dst.volume())),
        added = random(size_t(dst.volume())), rows = zeros(40),
        filled = zeros(2 * 3 * 5), sums = zeros(3), bias = random(3);
+  // A concatenation's operand: channels 4..8 of 12, runs of 2048 floats,
+  // which the GPU copies as one strided copy.
+  Box operand, concat;
+  operand.rank = concat.rank = 4;
+  int64_t o0[4] = {0, 4, 0, 0}, o1[4] = {2, 8, 16, 32};
+  for (int d = 0; d < 4; ++d) {
+    operand.lo[d] = o0[d], operand.hi[d] = o1[d];
+    concat.lo[d] = 0, concat.hi[d] = d == 1 ? 12 : o1[d];
+  }
+  Pair part = random(size_t(operand.volume())),
+       whole = random(size_t(concat.volume()));
   for (Device *d : {cpu, gpu.get()}) {
     bool g = d == gpu.get();
     auto at = [&](Pair &p) { return g ? p.onGpu.data() : p.onCpu.data(); };
+    d->copyRegion(at(part), operand, at(whole), concat, operand);
     d->copyRegion(at(from), src, at(to), dst, region);
     d->addRegion(at(from), src, at(added), dst, region);
     d->copyRows(at(rows) + 1, 8, at(from), 11, 5, 6);
@@ -392,6 +404,7 @@ TEST_F(CudaDeviceTest, RegionsRowsAndChannelsMatchCpu) {
     perChannel.fill(2, 3, 5, at(bias), at(filled));
     perChannel.sum(2, 3, 5, at(filled), at(sums));
   }
+  expectSame(whole);
   expectSame(to);
   expectSame(added);
   expectSame(rows);
