@@ -4,7 +4,9 @@
 // kSliceValues so that a small channel count still fills the GPU: block
 // (channel, slice) writes its slice's two sums into scratch, and a second
 // kernel adds the slices in order, so that the result does not depend on
-// scheduling. Sums are in double, as the CPU loops'.
+// scheduling. Sums are in double, as the CPU loops'. Index arithmetic is
+// 32-bit where the tile allows it (below 2^31 elements): a 64-bit division
+// per element costs more than the element's memory traffic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,9 @@
 #include "cuda/CudaDevice.h"
 #include "cuda/Launch.cuh"
 #include "kernels/Relu/ReluKernels.h"
+
+#include <climits>
+#include <cstdint>
 
 namespace hdrt {
 
@@ -32,16 +37,16 @@ int64_t slicesFor(int64_t n, int64_t hw) {
 
 /// Forward: the sums of x and x^2. Backward: of dy and dy * xhat.
 /// partials[slice * 2c + ch] and partials[slice * 2c + c + ch].
-template <bool Backward>
-__global__ void sliceSumsKernel(int64_t n, int64_t c, int64_t hw,
-                                int64_t perSlice, const float *in,
-                                const float *dOut, const float *mean,
-                                const float *invStd, double *partials) {
-  int64_t ch = blockIdx.x, slice = blockIdx.y;
-  int64_t begin = slice * perSlice, end = min(begin + perSlice, n * hw);
+template <typename Index, bool Backward>
+__global__ void sliceSumsKernel(Index n, Index c, Index hw, Index perSlice,
+                                const float *in, const float *dOut,
+                                const float *mean, const float *invStd,
+                                double *partials) {
+  Index ch = blockIdx.x, slice = blockIdx.y;
+  Index begin = slice * perSlice, end = min(begin + perSlice, n * hw);
   double a = 0, b = 0;
-  for (int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
-    int64_t at = ((j / hw) * c + ch) * hw + j % hw;
+  for (Index j = begin + threadIdx.x; j < end; j += blockDim.x) {
+    Index at = ((j / hw) * c + ch) * hw + j % hw;
     if (Backward) {
       a += dOut[at];
       b += double(dOut[at]) * (in[at] - mean[ch]) * invStd[ch];
@@ -89,13 +94,19 @@ __global__ void runningInvStdKernel(int64_t c, double eps, const float *var,
   FOR_EACH(ch, c) invStd[ch] = batchNormInvStd(var[ch], eps);
 }
 
-template <bool Relu>
-__global__ void forwardKernel(int64_t total, int64_t c, int64_t hw,
-                              const float *in, const float *mean,
-                              const float *invStd, const float *scale,
-                              const float *shift, float *out) {
-  FOR_EACH(i, total) {
-    int64_t ch = (i / hw) % c;
+/// A grid-stride loop over [0, total) in `Index` arithmetic (total below
+/// 2^31 for a 32-bit index: the stride's addition cannot wrap).
+#define FOR_EACH_INDEX(Index, i, total)                                        \
+  for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < (total);    \
+       i += Index(gridDim.x) * blockDim.x)
+
+template <typename Index, bool Relu>
+__global__ void forwardKernel(Index total, Index c, Index hw, const float *in,
+                              const float *mean, const float *invStd,
+                              const float *scale, const float *shift,
+                              float *out) {
+  FOR_EACH_INDEX(Index, i, total) {
+    Index ch = (i / hw) % c;
     float y =
         batchNormNormalize(scale[ch] * invStd[ch], in[i], mean[ch], shift[ch]);
     out[i] = Relu ? relu(y) : y;
@@ -110,18 +121,22 @@ __global__ void paramGradsKernel(int64_t c, const double *sums, float *dScale,
   }
 }
 
-__global__ void backwardDataKernel(int64_t total, int64_t c, int64_t hw,
+template <typename Index>
+__global__ void backwardDataKernel(Index total, Index c, Index hw,
                                    int64_t count, const float *in,
                                    const float *dOut, const float *mean,
                                    const float *invStd, const float *scale,
                                    const double *sums, float *dIn) {
-  FOR_EACH(i, total) {
-    int64_t ch = (i / hw) % c;
+  FOR_EACH_INDEX(Index, i, total) {
+    Index ch = (i / hw) % c;
     BatchNormGradFactors grad(scale[ch], invStd[ch], sums[ch], sums[c + ch],
                               count);
     dIn[i] = grad(dOut[i], in[i], mean[ch]);
   }
 }
+
+/// Whether a tile of `total` elements takes 32-bit index arithmetic.
+bool small(int64_t total) { return total <= int64_t(INT32_MAX); }
 
 class CudaBatchNorm final : public BatchNormKernels {
 public:
@@ -167,12 +182,20 @@ public:
     int64_t total = n * c * hw;
     if (total <= 0)
       return;
-    if (applyRelu)
-      forwardKernel<true><<<blocksFor(total), kThreads, 0, stream_>>>(
-          total, c, hw, in, mean, invStd, scale, shift, out);
+    auto launch = [&](auto kernel, auto index) {
+      using Index = decltype(index);
+      kernel<<<blocksFor(total), kThreads, 0, stream_>>>(
+          Index(total), Index(c), Index(hw), in, mean, invStd, scale, shift,
+          out);
+    };
+    if (small(total))
+      launch(applyRelu ? forwardKernel<uint32_t, true>
+                       : forwardKernel<uint32_t, false>,
+             uint32_t());
     else
-      forwardKernel<false><<<blocksFor(total), kThreads, 0, stream_>>>(
-          total, c, hw, in, mean, invStd, scale, shift, out);
+      launch(applyRelu ? forwardKernel<int64_t, true>
+                       : forwardKernel<int64_t, false>,
+             int64_t());
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
 
@@ -198,8 +221,12 @@ public:
                     const double *sums, float *dIn) override {
     cuda::CudaDevice::requirePlainLayout(block);
     int64_t total = n * c * hw;
-    if (total > 0)
-      backwardDataKernel<<<blocksFor(total), kThreads, 0, stream_>>>(
+    if (total > 0 && small(total))
+      backwardDataKernel<uint32_t><<<blocksFor(total), kThreads, 0, stream_>>>(
+          uint32_t(total), uint32_t(c), uint32_t(hw), count, in, dOut, mean,
+          invStd, scale, sums, dIn);
+    else if (total > 0)
+      backwardDataKernel<int64_t><<<blocksFor(total), kThreads, 0, stream_>>>(
           total, c, hw, count, in, dOut, mean, invStd, scale, sums, dIn);
     HDRT_CUDA_CHECK(cudaGetLastError());
   }
@@ -218,9 +245,14 @@ private:
                               : static_cast<double *>(partials_.get(
                                     size_t(slices * 2 * c) * sizeof(double),
                                     stream_));
-    sliceSumsKernel<Backward>
-        <<<dim3(unsigned(c), unsigned(slices)), kThreads, 0, stream_>>>(
-            n, c, hw, perSlice, in, dOut, mean, invStd, out);
+    dim3 grid{unsigned(c), unsigned(slices), 1};
+    if (small(n * c * hw))
+      sliceSumsKernel<uint32_t, Backward><<<grid, kThreads, 0, stream_>>>(
+          uint32_t(n), uint32_t(c), uint32_t(hw), uint32_t(perSlice), in, dOut,
+          mean, invStd, out);
+    else
+      sliceSumsKernel<int64_t, Backward><<<grid, kThreads, 0, stream_>>>(
+          n, c, hw, perSlice, in, dOut, mean, invStd, out);
     if (slices > 1)
       combineKernel<<<blocksFor(2 * c), kThreads, 0, stream_>>>(c, slices, out,
                                                                 sums);
