@@ -56,7 +56,8 @@ echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" > "$out/env.txt"
 ldd "$bundle/bin/parity-small_cnn" >> "$out/env.txt" 2>&1
 
 start=$(date +%s)
-timeout 120 "$bundle/bin/HDCudaTests" > "$out/cuda-tests.log" 2>&1
+# On this machine a GPU that does not start is a failure, not a skip.
+HD_REQUIRE_GPU=1 timeout 120 "$bundle/bin/HDCudaTests" > "$out/cuda-tests.log" 2>&1
 echo "cuda tests: exit $? ($(( $(date +%s) - start )) s)"
 for m in small_cnn alexnet_small shuffle_blocks convnext_blocks binary_broadcast \
     channel_operands; do

@@ -31,6 +31,10 @@
 #include "hdrt/Device.h"
 
 #include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <cstdlib>
 #include <mpi.h>
 
 #include <algorithm>
@@ -44,13 +48,24 @@ namespace {
 
 class CudaDeviceTest : public ::testing::Test {
 protected:
+  /// Skips only where there is no GPU to test (and HD_REQUIRE_GPU, which
+  /// the GPU bundle sets, is not set); a GPU that cannot start its device
+  /// (a broken driver, cuDNN, cuBLAS or NCCL) fails.
   void SetUp() override {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    bool none = e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+                (e == cudaSuccess && count == 0);
+    if (none && !std::getenv("HD_REQUIRE_GPU"))
+      GTEST_SKIP() << "skipped: no CUDA device ("
+                   << (e == cudaSuccess ? "none found" : cudaGetErrorString(e))
+                   << ")";
     try {
       DeviceOptions options;
       options.tf32 = false;
       gpu = makeCudaDevice(options);
-    } catch (const DeviceError &e) {
-      GTEST_SKIP() << "skipped: " << e.what();
+    } catch (const DeviceError &error) {
+      GTEST_FAIL() << "the CUDA device does not start: " << error.what();
     }
     cpu = &cpuDevice();
   }
