@@ -38,13 +38,12 @@ void Watchdog::watch() {
     if (limit_.count() > 0 && waitingFor_) {
       auto waited = std::chrono::steady_clock::now() - waitingSince_;
       if (waited > limit_)
-        problem =
-            "no progress for " +
-            std::to_string(
-                std::chrono::duration_cast<std::chrono::seconds>(waited)
-                    .count()) +
-            " s waiting for " + waitingFor_ +
-            " (a peer rank stopped, or the ranks' collectives disagree)";
+        problem = "no progress for " +
+                  std::to_string(
+                      std::chrono::duration_cast<std::chrono::seconds>(waited)
+                          .count()) +
+                  " s waiting for " + waitingFor_ +
+                  " (a peer rank stopped, or the ranks' collectives disagree)";
     }
     // The poll may take a while (it asks the library): not under the lock
     // the waits take.

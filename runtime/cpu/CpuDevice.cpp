@@ -128,9 +128,7 @@ public:
   double takeGradientSyncSeconds() override {
     return gradients_.takeBusySeconds();
   }
-  int64_t communicators() const override {
-    return gradients_.communicators();
-  }
+  int64_t communicators() const override { return gradients_.communicators(); }
   int exchangeForward(MPI_Comm comm, const std::vector<mpi::Move> &plan,
                       mpi::Side side, const float *tile, float *in) override {
     return mpi::exchangeForward(comm, plan, side, tile, in);

@@ -204,8 +204,8 @@ void CudaDevice::exchange(const std::vector<mpi::Move> &plan, bool forward,
     return;
   if (!world_)
     throw DeviceError("a transfer between ranks in a one-rank job");
-  float *staging =
-      static_cast<float *>(exchangeScratch_.get(total * sizeof(float), compute_));
+  float *staging = static_cast<float *>(
+      exchangeScratch_.get(total * sizeof(float), compute_));
   size_t offset = 0;
   for (const mpi::Move &m : plan) // pack what this rank sends
     if ((forward ? m.src : m.dst) == rank_) {

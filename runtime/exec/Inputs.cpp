@@ -172,9 +172,9 @@ void Inputs::upload(const InputSource &source, int64_t step,
       std::copy(l.begin(), l.end(), e->labels.begin());
       e->deviceLabels.upload(e->labels.data());
     } else if (imagesOnDevice(source)) {
-      kernelsOf<SyntheticImagesKernels>(device_).images(
-          synthetic_->batch(step), e->source.shape, e->box,
-          e->inStorage.data());
+      kernelsOf<SyntheticImagesKernels>(device_).images(synthetic_->batch(step),
+                                                        e->source.shape, e->box,
+                                                        e->inStorage.data());
     } else {
       e->inStorage.upload(batch.images[images++].data());
     }

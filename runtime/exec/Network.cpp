@@ -18,8 +18,7 @@
 
 namespace hdrt::exec {
 
-Network::Network(int64_t devices, std::string modelName,
-                 std::string modelHash)
+Network::Network(int64_t devices, std::string modelName, std::string modelHash)
     : devices_(devices), modelName_(std::move(modelName)),
       modelHash_(std::move(modelHash)) {}
 

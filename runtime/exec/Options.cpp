@@ -349,8 +349,8 @@ const std::vector<Flag> &flags() {
           std::string &error) {
          double seconds = -1;
          if (!parseDouble(value, seconds) || seconds < 0) {
-           error = flag + " expects a number of seconds >= 0, got '" + value +
-                   "'";
+           error =
+               flag + " expects a number of seconds >= 0, got '" + value + "'";
            return false;
          }
          o.device.watchdogSeconds = seconds;

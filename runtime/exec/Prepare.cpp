@@ -95,8 +95,8 @@ void RankState::prepareLayer(LayerContext &ctx, Layer &l) {
     for (int64_t t = 0; t < l.out.tasks(); ++t)
       for (int d = 0; d < l.out.rank; ++d)
         if ((dims >> d) & 1)
-          colorOfTask[size_t(t)] = colorOfTask[size_t(t)] * l.out.degrees[d] +
-                                   l.out.blockOf(t, d);
+          colorOfTask[size_t(t)] =
+              colorOfTask[size_t(t)] * l.out.degrees[d] + l.out.blockOf(t, d);
     l.statsComm = split_(colorOfTask);
   }
   l.impl->prepare(ctx, l);

@@ -58,7 +58,8 @@ Program::Program(Options options, int64_t devices, std::string modelName,
       context_(*device_, timers_, options_.seed),
       rankState_(network_, *device_, rank_, splitWorld()),
       transfers_(network_, rankState_, *device_, timers_),
-      inputs_(network_, *device_, timers_, rank_), io_(network_, options_, rank_),
+      inputs_(network_, *device_, timers_, rank_),
+      io_(network_, options_, rank_),
       reporter_(network_, *device_, options_, rank_) {
   rankOptions_.seed = options_.seed;
   rankOptions_.blockedLayouts = options_.blockedLayouts;

@@ -157,7 +157,8 @@ void Program::sgdUpdate(int64_t id) {
   SgdKernels &sgd = kernelsOf<SgdKernels>(*device_);
   // A layer's trained parameters lie next to each other in the flat
   // buffers (RankState::allocateTrained): one pass over them.
-  float *value = rankState_.values().data(), *grad = rankState_.gradients().data(),
+  float *value = rankState_.values().data(),
+        *grad = rankState_.gradients().data(),
         *velocity = rankState_.velocities().data();
   int64_t count = rankState_.values().size();
   if (!all) {

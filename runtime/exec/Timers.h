@@ -85,8 +85,8 @@ public:
     if (marking)
       pendingSpans_.push_back({std::move(name), c, from, to});
     else
-      spans.push_back({std::move(name), c, from.host - origin.host,
-                       to.host - origin.host});
+      spans.push_back(
+          {std::move(name), c, from.host - origin.host, to.host - origin.host});
   }
   void addGradientSyncExposed(double seconds) {
     totals_.gradientSyncExposed += seconds;
@@ -99,10 +99,9 @@ public:
       for (const Pending &p : pending_)
         add(p.target, marking->secondsBetween(p.from.mark, p.to.mark));
       for (const PendingSpan &p : pendingSpans_)
-        spans.push_back(
-            {p.name, p.category,
-             marking->secondsBetween(origin.mark, p.from.mark),
-             marking->secondsBetween(origin.mark, p.to.mark)});
+        spans.push_back({p.name, p.category,
+                         marking->secondsBetween(origin.mark, p.from.mark),
+                         marking->secondsBetween(origin.mark, p.to.mark)});
       pending_.clear();
       pendingSpans_.clear();
       marking->clearMarks();

@@ -137,13 +137,13 @@ int GradientSync::run(Job &job, bool polled) {
     for (int64_t done = 0; done < count;) {
       int chunk = static_cast<int>(std::min<int64_t>(count - done, INT_MAX));
       if (!polled) {
-        if (int rc = MPI_Allreduce(MPI_IN_PLACE, data + done, chunk,
-                                   MPI_FLOAT, MPI_SUM, job.bucket.group))
+        if (int rc = MPI_Allreduce(MPI_IN_PLACE, data + done, chunk, MPI_FLOAT,
+                                   MPI_SUM, job.bucket.group))
           return rc;
       } else {
         MPI_Request request;
-        if (int rc = MPI_Iallreduce(MPI_IN_PLACE, data + done, chunk,
-                                    MPI_FLOAT, MPI_SUM, job.bucket.group, &request))
+        if (int rc = MPI_Iallreduce(MPI_IN_PLACE, data + done, chunk, MPI_FLOAT,
+                                    MPI_SUM, job.bucket.group, &request))
           return rc;
         for (int finished = 0;;) {
           if (int rc = MPI_Test(&request, &finished, MPI_STATUS_IGNORE))

@@ -133,6 +133,7 @@ TEST(StridedCopy, TheRuntimesCommonCopiesAreFound) {
 
 TEST(StridedCopy, ColumnsOfPlanesHaveNoSingleStride) {
   // Columns 1..3 of rows 2..5 of several planes: runs at two strides.
-  Box src = box({{0, 2}, {0, 6}, {0, 6}}), region = box({{0, 2}, {2, 5}, {1, 3}});
+  Box src = box({{0, 2}, {0, 6}, {0, 6}}),
+      region = box({{0, 2}, {2, 5}, {1, 3}});
   EXPECT_FALSE(stridedCopyOf(src, src, region).has_value());
 }

@@ -43,8 +43,8 @@ struct Report {
 
 TEST(Watchdog, AWaitPastTheLimitFailsNamingIt) {
   Report report;
-  hdrt::Watchdog dog(100ms, 10ms, [] { return std::string(); },
-                     report.fail());
+  hdrt::Watchdog dog(
+      100ms, 10ms, [] { return std::string(); }, report.fail());
   {
     hdrt::Watchdog::Wait wait(dog, "the step's loss");
     EXPECT_TRUE(report.waitFor(10s));
@@ -58,10 +58,12 @@ TEST(Watchdog, AWaitPastTheLimitFailsNamingIt) {
 TEST(Watchdog, AnAsynchronousErrorFailsWithoutAWait) {
   Report report;
   std::atomic<bool> broken{false};
-  hdrt::Watchdog dog(0ms, 10ms,
-                     [&] { return broken ? std::string("NCCL: remote error")
-                                         : std::string(); },
-                     report.fail());
+  hdrt::Watchdog dog(
+      0ms, 10ms,
+      [&] {
+        return broken ? std::string("NCCL: remote error") : std::string();
+      },
+      report.fail());
   std::this_thread::sleep_for(50ms);
   EXPECT_EQ(report.times, 0);
   broken = true;
@@ -72,7 +74,8 @@ TEST(Watchdog, AnAsynchronousErrorFailsWithoutAWait) {
 TEST(Watchdog, ShortWaitsAndNoLimitNeverFail) {
   Report report;
   {
-    hdrt::Watchdog dog(2s, 5ms, [] { return std::string(); }, report.fail());
+    hdrt::Watchdog dog(
+        2s, 5ms, [] { return std::string(); }, report.fail());
     for (int i = 0; i < 20; ++i) {
       hdrt::Watchdog::Wait wait(dog, "a short wait");
       std::this_thread::sleep_for(5ms);
@@ -81,7 +84,8 @@ TEST(Watchdog, ShortWaitsAndNoLimitNeverFail) {
     std::this_thread::sleep_for(100ms);
   }
   {
-    hdrt::Watchdog dog(0ms, 5ms, [] { return std::string(); }, report.fail());
+    hdrt::Watchdog dog(
+        0ms, 5ms, [] { return std::string(); }, report.fail());
     hdrt::Watchdog::Wait wait(dog, "a wait without a limit");
     std::this_thread::sleep_for(100ms);
   }

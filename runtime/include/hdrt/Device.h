@@ -119,7 +119,8 @@ public:
   /// An asynchronous device's timing without waits: a mark recorded in its
   /// work order now (a CUDA event), an index valid until clearMarks.
   virtual int64_t markTime() {
-    throw DeviceError(std::string("the ") + backend() + " device marks no times");
+    throw DeviceError(std::string("the ") + backend() +
+                      " device marks no times");
   }
   /// Seconds of the device's work between two marks; waits for `to`.
   virtual double secondsBetween(int64_t from, int64_t to) { return 0; }

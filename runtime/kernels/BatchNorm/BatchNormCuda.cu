@@ -241,10 +241,10 @@ private:
       return;
     int64_t slices = slicesFor(n, hw);
     int64_t perSlice = (n * hw + slices - 1) / slices;
-    double *out = slices == 1 ? sums
-                              : static_cast<double *>(partials_.get(
-                                    size_t(slices * 2 * c) * sizeof(double),
-                                    stream_));
+    double *out = slices == 1
+                      ? sums
+                      : static_cast<double *>(partials_.get(
+                            size_t(slices * 2 * c) * sizeof(double), stream_));
     dim3 grid{unsigned(c), unsigned(slices), 1};
     if (small(n * c * hw))
       sliceSumsKernel<uint32_t, Backward><<<grid, kThreads, 0, stream_>>>(

@@ -178,12 +178,12 @@ ConvPlan &ConvPlans::get(cudnnHandle_t dnn, const Conv2dShape &s) {
   cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   if (find_)
     HDRT_CUDA_CHECK(cudnnFindConvolutionForwardAlgorithm(
-        dnn, p.x, p.w, p.fwdConv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-        &found, fwd));
+        dnn, p.x, p.w, p.fwdConv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
+        fwd));
   else
     HDRT_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-        dnn, p.x, p.w, p.fwdConv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-        &found, fwd));
+        dnn, p.x, p.w, p.fwdConv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
+        fwd));
   const auto &f = pick(fwd, found, "forward");
   p.fwd = f.algo;
   ms[0] = find_ ? f.time : -1;
@@ -282,7 +282,8 @@ public:
     const float *x = padded(p, in);
     HDRT_CUDA_CHECK(cudnnConvolutionForward(
         gpu_.dnn(), &one, p.x, x, p.w, w, p.fwdConv, p.fwd,
-        workspace_.get(p.workspace, gpu_.stream()), p.workspace, &zero, p.y, out));
+        workspace_.get(p.workspace, gpu_.stream()), p.workspace, &zero, p.y,
+        out));
     if (bias)
       HDRT_CUDA_CHECK(
           cudnnAddTensor(gpu_.dnn(), &one, p.bias, bias, &one, p.y, out));
@@ -293,13 +294,14 @@ public:
     CudaDevice::requirePlainLayouts(s.layouts);
     ConvPlan &p = plans_.get(gpu_.dnn(), s);
     const float one = 1, zero = 0;
-    float *dx = p.padCopy ? static_cast<float *>(padScratch_.get(
-                                p.paddedBox.volume() * sizeof(float),
-                                gpu_.stream()))
-                          : dIn;
+    float *dx = p.padCopy
+                    ? static_cast<float *>(padScratch_.get(
+                          p.paddedBox.volume() * sizeof(float), gpu_.stream()))
+                    : dIn;
     HDRT_CUDA_CHECK(cudnnConvolutionBackwardData(
         gpu_.dnn(), &one, p.w, w, p.y, dOut, p.dataConv, p.bwdData,
-        workspace_.get(p.workspace, gpu_.stream()), p.workspace, &zero, p.x, dx));
+        workspace_.get(p.workspace, gpu_.stream()), p.workspace, &zero, p.x,
+        dx));
     if (p.padCopy) {
       cuda::copyRegion(gpu_.stream(), dx, p.paddedBox, dIn, p.inBox, p.inBox,
                        false);
@@ -315,7 +317,8 @@ public:
     const float *x = padded(p, in);
     HDRT_CUDA_CHECK(cudnnConvolutionBackwardFilter(
         gpu_.dnn(), &one, p.x, x, p.y, dOut, p.filterConv, p.bwdFilter,
-        workspace_.get(p.workspace, gpu_.stream()), p.workspace, &zero, p.w, dW));
+        workspace_.get(p.workspace, gpu_.stream()), p.workspace, &zero, p.w,
+        dW));
     if (dBias)
       HDRT_CUDA_CHECK(cudnnConvolutionBackwardBias(gpu_.dnn(), &one, p.y, dOut,
                                                    &zero, p.bias, dBias));

@@ -28,13 +28,13 @@ using cuda::kThreads;
 __global__ void forwardKernel(PoolGeometry g, const float *in, float *out,
                               int32_t *argmax) {
   FOR_EACH(i, g.outputs())
-    poolForwardAt(g, i, in, out, argmax);
+  poolForwardAt(g, i, in, out, argmax);
 }
 
 __global__ void backwardKernel(PoolGeometry g, const float *dOut,
                                const int32_t *argmax, float *dIn) {
   FOR_EACH(i, g.inputs())
-    dIn[i] = poolGradientAt(g, i, dOut, argmax);
+  dIn[i] = poolGradientAt(g, i, dOut, argmax);
 }
 
 class CudaPool2d final : public Pool2dKernels {

@@ -43,9 +43,13 @@ struct PoolGeometry {
 
 inline PoolGeometry geometryOf(const Pool2dShape &p) {
   const Window2d &w = p.window;
-  return {w.n,       w.c,       w.h,        w.w,        w.outH(),
-          w.outW(),  w.kh,      w.kw,       w.strideH,  w.strideW,
-          w.padTop,  w.padLeft, p.max,      p.countIncludePad};
+  return {w.n,       w.c,
+          w.h,       w.w,
+          w.outH(),  w.outW(),
+          w.kh,      w.kw,
+          w.strideH, w.strideW,
+          w.padTop,  w.padLeft,
+          p.max,     p.countIncludePad};
 }
 
 /// The window of output (y, x) clipped to the input box: rows [y0, y1),

@@ -28,9 +28,8 @@ public:
   }
 
   void partialLoss(int64_t n, int64_t k, int64_t classOffset,
-                   const float *logits, const int32_t *labels,
-                   const float *max, const double *sum,
-                   double *total) override {
+                   const float *logits, const int32_t *labels, const float *max,
+                   const double *sum, double *total) override {
     double loss = 0;
     for (int64_t s = 0; s < n; ++s) {
       int64_t j = int64_t(labels[s]) - classOffset;

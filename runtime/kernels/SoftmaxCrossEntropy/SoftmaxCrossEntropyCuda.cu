@@ -92,8 +92,8 @@ public:
   }
 
   void partialLoss(int64_t n, int64_t k, int64_t classOffset,
-                   const float *logits, const int32_t *labels,
-                   const float *max, const double *sum, double *loss) override {
+                   const float *logits, const int32_t *labels, const float *max,
+                   const double *sum, double *loss) override {
     lossKernel<<<1, kThreads, 0, stream_>>>(n, k, classOffset, logits, labels,
                                             max, sum, loss);
     HDRT_CUDA_CHECK(cudaGetLastError());

@@ -29,8 +29,8 @@ __global__ void imagesKernel(SyntheticBatch batch, ImageBox b, int64_t volume,
     }
     int64_t n = at[0];
     int64_t offset = (at[1] * b.h + at[2]) * b.w + at[3];
-    out[i] = syntheticPixel(batch, syntheticLabel(batch, n), n,
-                            b.sampleVolume, offset);
+    out[i] = syntheticPixel(batch, syntheticLabel(batch, n), n, b.sampleVolume,
+                            offset);
   }
 }
 
@@ -39,8 +39,8 @@ public:
   explicit CudaSyntheticImages(Device &d)
       : stream_(cuda::CudaDevice::of(d).stream()) {}
 
-  void images(const SyntheticBatch &batch, const int64_t *shape,
-              const Box &box, float *out) override {
+  void images(const SyntheticBatch &batch, const int64_t *shape, const Box &box,
+              float *out) override {
     ImageBox b;
     for (int d = 0; d < 4; ++d) { // dims past the box's rank: one index
       b.lo[d] = d < box.rank ? box.lo[d] : 0;

@@ -1,4 +1,5 @@
-//===- SyntheticImagesKernels.h - learnable images made where they are used ===//
+//===- SyntheticImagesKernels.h - learnable images made where they are used
+//===//
 //
 // A run without --data trains on synthetic samples (exec/InputSource.h):
 // each sample's label is uniform, and its image is that class's fixed random
@@ -42,7 +43,8 @@ HDRT_HOST_DEVICE inline float syntheticPixel(const SyntheticBatch &b,
                                              int64_t label, int64_t n,
                                              int64_t sampleVolume,
                                              int64_t offset) {
-  float p = uniform(b.seed, b.prototypes, uint64_t(label * sampleVolume + offset));
+  float p =
+      uniform(b.seed, b.prototypes, uint64_t(label * sampleVolume + offset));
   float u = uniform(b.seed, b.noise, uint64_t(n * sampleVolume + offset));
   return (2.0f * p - 1.0f) + (2.0f * u - 1.0f);
 }

@@ -30,7 +30,8 @@ namespace hdrt {
 using Segment = std::pair<float *, int64_t>;
 
 /// The segments merged where one ends where the next begins, in order.
-inline std::vector<Segment> contiguousRuns(const std::vector<Segment> &segments) {
+inline std::vector<Segment>
+contiguousRuns(const std::vector<Segment> &segments) {
   std::vector<Segment> runs;
   for (const Segment &s : segments) {
     if (!runs.empty() && runs.back().first + runs.back().second == s.first)
