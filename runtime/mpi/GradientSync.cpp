@@ -1,4 +1,4 @@
-//===- GradientSync.cpp - gradient all-reduce beside the backward pass -----===//
+//===- GradientSync.cpp - gradient sums beside the backward ---------------===//
 
 #include "hdrt/mpi/GradientSync.h"
 

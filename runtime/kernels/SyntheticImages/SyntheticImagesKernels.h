@@ -1,5 +1,4 @@
-//===- SyntheticImagesKernels.h - learnable images made where they are used
-//===//
+//===- SyntheticImagesKernels.h - images made where used --------*- C++ -*-===//
 //
 // A run without --data trains on synthetic samples (exec/InputSource.h):
 // each sample's label is uniform, and its image is that class's fixed random

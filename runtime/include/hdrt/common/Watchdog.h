@@ -1,5 +1,4 @@
-//===- Watchdog.h - ends a rank that waits on its device forever -*- C++
-//-*-===//
+//===- Watchdog.h - ends a rank whose device never answers ------*- C++ -*-===//
 //
 // A collective whose peer is gone, or two ranks that disagree on the order
 // of their collectives, leave a GPU kernel spinning and the host blocked in

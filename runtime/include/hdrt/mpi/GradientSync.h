@@ -1,5 +1,4 @@
-//===- GradientSync.h - gradient all-reduce beside the backward pass -*- C++
-//-*-===//
+//===- GradientSync.h - gradient sums beside the backward -------*- C++ -*-===//
 //
 // A layer's gradients can be summed over its replicas as soon as its
 // backward has run; the update waits for them only at the end. This runs
