@@ -87,7 +87,7 @@ public:
   void finishUploads() override;
   int64_t markTime() override;
   double secondsBetween(int64_t from, int64_t to) override;
-  void clearMarks() override { marksUsed_ = 0; }
+  void clearMarks() override { marksUsed_ = marksDone_ = 0; }
   void download(void *host, const void *src, size_t bytes) override;
   void fence() override;
 
@@ -146,6 +146,7 @@ private:
   /// Timing events, made as a step first needs them and reused.
   std::vector<cudaEvent_t> marks_;
   size_t marksUsed_ = 0;
+  size_t marksDone_ = 0; // the marks known to have passed
   bool gradientsPending_ = false;
   cudnnHandle_t dnn_ = nullptr;
   cublasHandle_t blas_ = nullptr;
