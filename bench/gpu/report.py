@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from hdbench import (ROOT, import_onnx, run, search, tool,  # noqa: E402
+from hdbench import (ROOT, ToolError, import_onnx, run, search, tool,  # noqa: E402
                      write_section, zoo_model)
 
 MODELS = ["alexnet", "vgg16", "resnet50", "inception_v3"]
@@ -59,6 +59,34 @@ def predictions(out, build):
         predicted[m] = (r["predicted_ms"], measured, len(r["layers"]),
                         r["peak_mem_bytes"])
     return predicted
+
+
+def calibration(out, build):
+    """The GPU's measured rates (hdrt-profile-cuda calibrate, made into a
+    machine file by hd-profile --import-calibration) beside the built-in
+    h200-node's datasheet figures."""
+    cal = os.path.join(out, "calibration.txt")
+    if not os.path.exists(cal):
+        return ["", "Calibration: no result."]
+    tmp = tempfile.mkdtemp(prefix="hd-gpu-calibration-")
+    machine = os.path.join(tmp, "gpu.json")
+    try:
+        run([tool(build, "hd-profile"), "--import-calibration=" + cal,
+             "--machine=h200-node", "-o", machine])
+    except ToolError as e:
+        return ["", "Calibration: not imported (%s)." % str(e).splitlines()[0]]
+    m = json.load(open(machine))
+    base = json.load(open(os.path.join(ROOT, "lib", "CostModel", "machines",
+                                       "h200-node.json")))
+    effective = base["peak_gflops"] * base.get("efficiency", 1)
+    return ["", "The GPU's own rates (`hdrt-profile-cuda calibrate`, a 3x3 "
+            "convolution of 256 channels at 56x56, batch 64; a ReLU of 256 MiB; "
+            "a ReLU of 8 values), beside `h200-node`'s figures:", "",
+            "| figure | measured | h200-node |", "|---|---|---|",
+            "| dense GFLOP/s (with TF32) | %.0f | %.0f (peak x efficiency) |" % (
+                m["peak_gflops"], effective),
+            "| memory GB/s | %.0f | %.0f |" % (m["mem_gbps"], base["mem_gbps"]),
+            "| launch us | %.1f | %.1f |" % (m["launch_us"], base["launch_us"])]
 
 
 def multi_gpu(out, read):
@@ -195,6 +223,7 @@ def main():
         total = sum(float(x) for p in plans for x in p if float(x) >= 0)
         lines.append("| %s | %d | %s |" % (
             m, len(plans), "%.2f" % total if plans else "no log"))
+    lines += calibration(out, build)
     lines += multi_gpu(out, read)
     predicted = predictions(out, build)
     lines += ["", "The cost model on the same GPU: each layer timed there "

@@ -11,7 +11,8 @@
 #      the memory and the metrics' cost;
 #   3. PyTorch eager on the same GPU, same models, batches and optimizer;
 #   4. every layer of those models timed on the GPU (hdrt-profile-cuda), for
-#      the cost model's prediction of the same steps;
+#      the cost model's prediction of the same steps, and the GPU's dense
+#      and memory rates and launch cost (hdrt-profile-cuda calibrate);
 #   5. with two GPUs or more: the parity programs on 2 GPUs against the
 #      1-GPU run, and ResNet-50 at 32 images per GPU (data, owt,
 #      layer-wise) against PyTorch DDP (torchrun).
@@ -86,6 +87,9 @@ echo "pytorch: exit $? ($(( $(date +%s) - start )) s)"
 timeout 200 "$bundle/bin/hdrt-profile-cuda" "$bundle/jobs.txt" -o "$out/times.txt" \
   --repeats 5 > "$out/profile.log" 2>&1
 echo "profile: exit $? ($(( $(date +%s) - start )) s)"
+timeout 60 "$bundle/bin/hdrt-profile-cuda" calibrate -o "$out/calibration.txt" \
+  > "$out/calibration.log" 2>&1
+echo "calibrate: exit $? ($(( $(date +%s) - start )) s)"
 # Two GPUs or more: parity of 2-GPU runs with the 1-GPU run, and ResNet-50
 # at 32 images per GPU under three strategies against PyTorch DDP.
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')

@@ -236,10 +236,17 @@ double stragglerFraction(const LayerProfileRequest &r) {
 
 HostProfile profileHost(const HostWorkloads &w) {
   HostProfile host;
-  host.links = profileLinks();
-  if (!host.links.error.empty()) {
-    host.error = host.links.error;
-    return host;
+  MPI_Comm_size(MPI_COMM_WORLD, &host.ranks);
+  host.cores = std::max(1u, std::thread::hardware_concurrency());
+  host.backend = profileBackend();
+  host.device = profileDevice();
+  if (host.ranks > 1) {
+    host.links = profileLinks();
+    if (!host.links.error.empty()) {
+      host.error = host.links.error;
+      return host;
+    }
+    host.linksMeasured = true;
   }
   auto time = [&](LayerProfileRequest r) {
     r.repeats = 10;
@@ -259,9 +266,7 @@ HostProfile profileHost(const HostWorkloads &w) {
 
   // More processes than cores: time slicing sets the pace, and the layer
   // profile, measured with every process busy, already has it.
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  if (unsigned(ranks) <= std::max(1u, std::thread::hardware_concurrency())) {
+  if (unsigned(host.ranks) <= host.cores) {
     try {
       host.stragglerFraction = stragglerFraction(w.dense);
     } catch (const std::exception &e) {

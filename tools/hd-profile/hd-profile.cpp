@@ -4,6 +4,7 @@
 //   hd-profile calibrate [--machine=M] -o machine.json
 //   hd-profile model.mlir --devices=N --emit-jobs -o jobs.txt
 //   hd-profile --import-times=times.txt -o profile.json
+//   hd-profile --import-calibration=calibration.txt [--machine=M] -o m.json
 //
 // The first times every (layer, tile) the search may consider with the
 // runtime's own kernels (forward, backward, parameter update; a warm-up,
@@ -15,7 +16,9 @@
 // to measure while P processes share the host, as P devices of a program
 // would. The last two time layers on a machine without MLIR (a GPU
 // machine): the jobs go there as text, `hdrt-profile-cuda` times them, and
-// the times come back into a database.
+// the times come back into a database. The last makes a machine file from
+// what `hdrt-profile-cuda calibrate` measured there; with one process
+// there, the links are the base machine's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +63,11 @@ cl::opt<bool> emitJobs("emit-jobs",
 cl::opt<std::string> importTimes(
     "import-times",
     cl::desc("Add the times hdrt-profile-cuda measured to the database (-o)"),
+    cl::value_desc("file"));
+cl::opt<std::string> importCalibration(
+    "import-calibration",
+    cl::desc("Make a machine file (-o) from what hdrt-profile calibrate "
+             "measured"),
     cl::value_desc("file"));
 cl::opt<std::string> output("o", cl::desc("Output file"),
                             cl::value_desc("file"), cl::Required);
@@ -281,54 +289,93 @@ int importProfileTimes() {
   return 0;
 }
 
-int calibrate() {
+/// The base machine with what `host` measured: its rates, and its links
+/// where it measured them.
+hd::Machine calibratedMachine(const hdrt::HostProfile &host) {
   Expected<hd::Machine> base = hd::loadMachine(machineName);
   if (!base)
     fail(toString(base.takeError()));
-  hdrt::HostProfile host = hdrt::profileHost(hd::calibrationWorkloads());
-  if (!host.error.empty())
-    fail(host.error);
   hd::Machine m = *base;
   m.name = m.name + "-calibrated";
-  m.nodes = 1;
-  m.devicesPerNode = ranks;
   // Measured speeds: the dense roof is what a convolution reached, so the
   // efficiency factor is already in it.
   m.peakGflops = host.denseGflops;
   m.efficiency = 1.0;
   m.memGbps = host.memGbps;
   m.launchUs = host.launchUs;
-  m.latencyUs = host.links.latencyUs;
-  m.intraNodeGbps = host.links.p2pGbps;
-  m.deviceGbps = host.links.p2pGbps;
-  m.interNodeGbps = host.links.p2pGbps;
-  m.allReduceGbps = host.links.allReduceGbps;
-  m.allReduceCurve = host.links.allReduceCurve;
   m.stragglerFraction = host.stragglerFraction;
-  // The exchange's time beyond its messages is its copies.
+  if (!host.linksMeasured)
+    return m;
+  m.nodes = 1;
+  m.devicesPerNode = host.ranks;
   const hdrt::LinkProfile &links = host.links;
+  m.latencyUs = links.latencyUs;
+  m.intraNodeGbps = links.p2pGbps;
+  m.deviceGbps = links.p2pGbps;
+  m.interNodeGbps = links.p2pGbps;
+  m.allReduceGbps = links.allReduceGbps;
+  m.allReduceCurve = links.allReduceCurve;
+  // The exchange's time beyond its messages is its copies.
   if (double copying = links.exchangeSeconds - links.messageSeconds;
       copying > 0)
     m.copyGbps = hd::CostModel::transferCopyBytes(links.exchangeBox,
                                                   links.exchangeSentBytes) /
                  copying / 1e9;
-  // Every speed above was measured with all `ranks` processes busy on
-  // these cores: the cost model scales layers with fewer tasks from it.
-  m.coresPerNode = std::max(1u, std::thread::hardware_concurrency());
+  // Every speed above was measured with all the processes busy on these
+  // cores: the cost model scales layers with fewer tasks from it.
+  m.coresPerNode = host.cores;
   // The CPU runtime sums gradients beside backward where each rank has a
   // core to spare (--overlap-sync auto); on one core the sums take the
   // kernels' time and add up.
-  m.syncOverlap = m.coresPerNode >= 2 * ranks;
-  if (myRank == 0)
-    writeAtomically(output, hd::machineToJSON(m));
+  m.syncOverlap = m.coresPerNode >= 2 * int64_t(host.ranks);
+  return m;
+}
+
+void reportCalibration(const hd::Machine &m, const hdrt::HostProfile &host) {
   out() << formatv("hd-profile: calibrated {0} processes: {1:f1} GFLOP/s "
                    "dense, {2:f1} GB/s memory, {3:f1} us per kernel, MPI "
                    "{4:f1} us latency, {5:f2} GB/s point-to-point, {6:f2} "
                    "GB/s all-reduce, {7:f1} GB/s transfer copies, {8} cores, "
                    "stragglers +{9:f1}% -> {10}\n",
-                   ranks, m.peakGflops, m.memGbps, m.launchUs, m.latencyUs,
-                   m.intraNodeGbps, m.allReduceGbps, m.copyGbps, m.coresPerNode,
-                   100 * m.stragglerFraction, output);
+                   host.ranks, m.peakGflops, m.memGbps, m.launchUs,
+                   m.latencyUs, m.intraNodeGbps, m.allReduceGbps, m.copyGbps,
+                   m.coresPerNode, 100 * m.stragglerFraction, output);
+}
+
+int calibrate() {
+  if (ranks < 2)
+    fail("calibrate needs at least 2 MPI processes (mpirun -np 2 ...)");
+  hdrt::HostProfile host =
+      hdrt::profileHost(hd::calibrationWorkloads(hdrt::profileBackend()));
+  if (!host.error.empty())
+    fail(host.error);
+  hd::Machine m = calibratedMachine(host);
+  if (myRank == 0)
+    writeAtomically(output, hd::machineToJSON(m));
+  reportCalibration(m, host);
+  return 0;
+}
+
+/// What hdrt-profile calibrate measured on another machine (a GPU's).
+int importDeviceCalibration() {
+  auto text = MemoryBuffer::getFile(importCalibration);
+  if (!text)
+    fail("cannot read '" + importCalibration +
+         "': " + text.getError().message());
+  hdrt::HostProfile host;
+  std::string error;
+  if (!hdrt::hostProfileFromText((*text)->getBuffer().str(), host, error))
+    fail(importCalibration + ": " + error);
+  hd::Machine m = calibratedMachine(host);
+  writeAtomically(output, hd::machineToJSON(m));
+  out() << formatv("hd-profile: {0} ({1}, {2} processes): {3:f1} GFLOP/s "
+                   "dense, {4:f1} GB/s memory, {5:f1} us per kernel; links "
+                   "{6} -> {7}\n",
+                   host.device, host.backend, host.ranks, m.peakGflops,
+                   m.memGbps, m.launchUs,
+                   host.linksMeasured ? std::string("measured")
+                                      : "of " + machineName.getValue(),
+                   output);
   return 0;
 }
 
@@ -343,11 +390,13 @@ int main(int argc, char **argv) {
     cl::ParseCommandLineOptions(argc, argv,
                                 "hd-profile: measure layers and this host "
                                 "for hd's cost model\n");
-  if (importTimes.empty() && input.empty())
-    fail("give a model, `calibrate` or --import-times=FILE");
-  int rc = !importTimes.empty()   ? importProfileTimes()
-           : input == "calibrate" ? calibrate()
-                                  : profileModel();
+  if (importTimes.empty() && importCalibration.empty() && input.empty())
+    fail("give a model, `calibrate`, --import-times=FILE or "
+         "--import-calibration=FILE");
+  int rc = !importTimes.empty()         ? importProfileTimes()
+           : !importCalibration.empty() ? importDeviceCalibration()
+           : input == "calibrate"       ? calibrate()
+                                        : profileModel();
   hdrt::profileFinalize();
   return rc;
 }

@@ -1,15 +1,20 @@
 //===- hdrt-profile.cpp - time profile jobs where there is no MLIR --------===//
 //
 //   hdrt-profile-cuda jobs.txt -o times.txt [--repeats N] [--min-time-ms T]
+//   hdrt-profile-cuda calibrate -o calibration.txt
 //
 // Times every job that `hd-profile --emit-jobs` wrote (one layer's tile per
 // line) with the runtime this program links, on a machine that has the GPU
 // but not MLIR, and writes the lines back with their forward, backward and
 // update milliseconds, under `# backend` and `# device` lines.
-// `hd-profile --import-times` puts them into a profile database. Links only
-// the runtime.
+// `hd-profile --import-times` puts them into a profile database. The second
+// measures the device's dense and memory rates and launch cost (and, under
+// mpirun, the links between the processes) for `hd-profile
+// --import-calibration`. Links only the runtime.
 //
 //===----------------------------------------------------------------------===//
+
+#include "CalibrationWorkloads.h"
 
 #include "hdrt/Profile.h"
 
@@ -31,7 +36,7 @@ namespace {
 
 int main(int argc, char **argv) {
   int ranks = 1;
-  hdrt::profileInit(&argc, &argv, &ranks);
+  int rank = hdrt::profileInit(&argc, &argv, &ranks);
   std::string input, output;
   int repeats = 5;
   double minMs = 0;
@@ -52,7 +57,27 @@ int main(int argc, char **argv) {
       input = a;
     else
       fail("usage: hdrt-profile-cuda jobs.txt -o times.txt [--repeats N] "
-           "[--min-time-ms T]");
+           "[--min-time-ms T], or calibrate -o calibration.txt");
+  }
+  if (input == "calibrate" && !output.empty()) {
+    hdrt::HostProfile host = hdrt::profileHost(
+        hd::calibrationWorkloads(hdrt::profileBackend()));
+    if (!host.error.empty())
+      fail(host.error);
+    if (rank == 0) {
+      std::string tmp = output + ".tmp";
+      std::ofstream out(tmp);
+      out << hdrt::hostProfileToText(host);
+      out.close();
+      if (!out || std::rename(tmp.c_str(), output.c_str()) != 0)
+        fail("cannot write '" + output + "'");
+      std::printf("hdrt-profile: %s (%s): %.1f GFLOP/s dense, %.1f GB/s "
+                  "memory, %.1f us per kernel -> %s\n",
+                  host.device.c_str(), host.backend.c_str(), host.denseGflops,
+                  host.memGbps, host.launchUs, output.c_str());
+    }
+    hdrt::profileFinalize();
+    return 0;
   }
   if (input.empty() || output.empty() || repeats < 1)
     fail("usage: hdrt-profile-cuda jobs.txt -o times.txt [--repeats N] "

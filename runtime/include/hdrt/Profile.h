@@ -117,6 +117,12 @@ struct HostProfile {
   /// How much longer than its mean time a layer run by every process at
   /// once takes until they meet again: the slowest process's lead.
   double stragglerFraction = 0;
+  /// Where it was measured: the processes, the host's cores, the backend
+  /// and device; whether `links` were (two processes or more).
+  int ranks = 1;
+  unsigned cores = 1;
+  std::string backend, device;
+  bool linksMeasured = false;
   std::string error;
 };
 
@@ -133,8 +139,17 @@ struct HostWorkloads {
   LayerProfileRequest tiny;
 };
 
-/// Collective.
+/// Collective. Measures the links where there are two processes or more.
 HostProfile profileHost(const HostWorkloads &workloads);
+
+/// A calibration as text, for a machine without MLIR (hdrt-profile
+/// calibrate) to hand to hd-profile --import-calibration: `key value`
+/// lines, the all-reduce curve as `allreduce BYTES GBPS` lines.
+std::string hostProfileToText(const HostProfile &p);
+/// Parses what hostProfileToText wrote; false with a message naming the
+/// line on a malformed or incomplete file.
+bool hostProfileFromText(const std::string &text, HostProfile &p,
+                         std::string &error);
 
 } // namespace hdrt
 
