@@ -89,10 +89,8 @@ MPI_Comm Program::split(const std::vector<int64_t> &colorOfTask) {
     MPI_Comm_split(MPI_COMM_WORLD, color, rank_, &comm);
     device_->groupCreated(comm, color, rank_);
     groups_.made(colorOfRank);
-    if (comm != MPI_COMM_NULL) {
+    if (comm != MPI_COMM_NULL)
       comms_[request.members] = comm;
-      ++communicatorsMade_;
-    }
   }
   if (request.members.empty())
     return MPI_COMM_NULL;
@@ -174,7 +172,7 @@ int Program::finish() {
   if (!options_.checkpoint.empty() && reporter_.steps() > 0)
     io_.checkpoint(done);
   io_.exportOnnx();
-  reporter_.writeMetrics(communicatorsMade_ + device_->communicators());
+  reporter_.writeMetrics(int64_t(comms_.size()) + device_->communicators());
   reporter_.writeTrace();
   return 0;
 }

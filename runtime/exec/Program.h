@@ -111,10 +111,10 @@ private:
   int rank_;
   RankOptions rankOptions_;
   Timers timers_;
-  /// The sets of ranks with a communicator, and this rank's ones.
+  /// The sets of ranks with a communicator, and this rank's ones (the
+  /// communicators it made).
   GroupRegistry groups_;
   std::map<std::vector<int>, MPI_Comm> comms_;
-  int64_t communicatorsMade_ = 0;
   Network network_;
   LayerContext context_;
   RankState rankState_;

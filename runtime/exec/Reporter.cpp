@@ -179,14 +179,13 @@ void Reporter::writeMetrics(int64_t communicators) const {
   MPI_Reduce(mine, all, Fields, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  long long peak = device_.peakBytes();
-  std::vector<long long> peaks(size_t(rank_ == 0 ? ranks : 0));
-  MPI_Gather(&peak, 1, MPI_LONG_LONG, peaks.data(), 1, MPI_LONG_LONG, 0,
-             MPI_COMM_WORLD);
-  long long made = communicators;
-  std::vector<long long> mades(size_t(rank_ == 0 ? ranks : 0));
-  MPI_Gather(&made, 1, MPI_LONG_LONG, mades.data(), 1, MPI_LONG_LONG, 0,
-             MPI_COMM_WORLD);
+  // Per rank: its device memory's high-water mark and the communicators
+  // it made (MPI's and the device's own).
+  enum { Peak, Communicators, PerRank };
+  long long counts[PerRank] = {device_.peakBytes(), communicators};
+  std::vector<long long> perRank(size_t(rank_ == 0 ? ranks * PerRank : 0));
+  MPI_Gather(counts, PerRank, MPI_LONG_LONG, perRank.data(), PerRank,
+             MPI_LONG_LONG, 0, MPI_COMM_WORLD);
   if (rank_ != 0 || options_.metrics.empty())
     return;
   auto ms = [&](int field) {
@@ -226,19 +225,20 @@ void Reporter::writeMetrics(int64_t communicators) const {
   appendf(j, "  \"input_ms\": %.4f,\n", ms(Input));
   appendf(j, "  \"overhead_ms\": %.4f,\n",
           step - ms(Kernel) - ms(Transfer) - ms(Sync) - ms(Input));
-  // Each rank's device memory at its high-water mark, and the largest.
-  appendf(j, "  \"peak_mem_bytes\": %lld,\n  \"peak_mem_bytes_per_rank\": [",
-          *std::max_element(peaks.begin(), peaks.end()));
-  for (size_t r = 0; r < peaks.size(); ++r)
-    appendf(j, "%s%lld", r ? ", " : "", peaks[r]);
-  appendf(j, "],\n");
-  // The communicators each rank made (MPI's and the device's own), and
-  // the most any rank made.
-  appendf(j, "  \"communicators\": %lld,\n  \"communicators_per_rank\": [",
-          *std::max_element(mades.begin(), mades.end()));
-  for (size_t r = 0; r < mades.size(); ++r)
-    appendf(j, "%s%lld", r ? ", " : "", mades[r]);
-  appendf(j, "],\n");
+  // A per-rank count: the largest, then every rank's.
+  auto eachRank = [&](const char *name, int field) {
+    long long most = 0;
+    std::string list;
+    for (int r = 0; r < ranks; ++r) {
+      long long v = perRank[size_t(r * PerRank + field)];
+      most = r ? std::max(most, v) : v;
+      appendf(list, "%s%lld", r ? ", " : "", v);
+    }
+    appendf(j, "  \"%s\": %lld,\n  \"%s_per_rank\": [%s],\n", name, most,
+            name, list.c_str());
+  };
+  eachRank("peak_mem_bytes", Peak);
+  eachRank("communicators", Communicators);
   // The activation tiles rank 0 keeps in the device's blocked layout.
   long long blocked =
       std::count_if(network_.layers().begin(), network_.layers().end(),
