@@ -51,8 +51,13 @@ void CudaDevice::groupCreated(MPI_Comm group, int color, int key) {
   if (comms.compute) {
     std::lock_guard<std::mutex> lock(groupsMutex_);
     groups_[group] = comms;
-    communicators_ += 2;
   }
+}
+
+/// Two per group, and the world's two.
+int64_t CudaDevice::communicators() const {
+  std::lock_guard<std::mutex> lock(groupsMutex_);
+  return (world_ ? 2 : 0) + 2 * int64_t(groups_.size());
 }
 
 /// The NCCL communicator of an MPI communicator for the compute or the

@@ -115,7 +115,6 @@ void CudaDevice::startNccl() {
   MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
   HDRT_CUDA_CHECK(ncclCommInitRank(&world_, ranks_, id, rank_));
   HDRT_CUDA_CHECK(ncclCommSplit(world_, 0, rank_, &worldGradients_, nullptr));
-  communicators_ = 2;
 }
 
 /// The GPU of this rank's index on its node (torchrun's LOCAL_RANK when

@@ -106,7 +106,7 @@ public:
                 ReduceOp op) override;
   int allReduceGradients(MPI_Comm comm, float *data, int64_t count) override;
   int waitGradients(const float *data) override;
-  int64_t communicators() const override { return communicators_; }
+  int64_t communicators() const override;
   int exchangeForward(MPI_Comm comm, const std::vector<mpi::Move> &plan,
                       mpi::Side side, const float *tile, float *in) override;
   int exchangeBackward(MPI_Comm comm, const std::vector<mpi::Move> &plan,
@@ -153,8 +153,7 @@ private:
   ncclComm_t world_ = nullptr, worldGradients_ = nullptr;
   std::map<MPI_Comm, GroupComms> groups_;
   /// Guards groups_ against the watchdog's polls.
-  std::mutex groupsMutex_;
-  int64_t communicators_ = 0; // NCCL communicators made here
+  mutable std::mutex groupsMutex_;
   Buckets buckets_{kBucketBytes};
   Scratch exchangeScratch_{memory_};
   int *hostFlag_ = nullptr, *deviceFlag_ = nullptr;

@@ -234,8 +234,8 @@ void Reporter::writeMetrics(int64_t communicators) const {
       most = r ? std::max(most, v) : v;
       appendf(list, "%s%lld", r ? ", " : "", v);
     }
-    appendf(j, "  \"%s\": %lld,\n  \"%s_per_rank\": [%s],\n", name, most,
-            name, list.c_str());
+    appendf(j, "  \"%s\": %lld,\n  \"%s_per_rank\": [%s],\n", name, most, name,
+            list.c_str());
   };
   eachRank("peak_mem_bytes", Peak);
   eachRank("communicators", Communicators);
