@@ -73,12 +73,13 @@ def zoo_model(name):
     return os.path.join(ROOT, "models", name + ".onnx")
 
 
-def pass_options(devices, machine, strategy=None, report=None, profile=None):
+def pass_options(devices, machine, strategy=None, report=None, profile=None,
+                 precision=None):
     """The options --hd-compile and --layerwise-parallelize share, in one
     order, leaving out those not given so the passes' defaults apply."""
     options = [("devices", devices), ("machine", machine),
                ("profile", profile), ("strategy", strategy),
-               ("report", report)]
+               ("precision", precision), ("report", report)]
     return " ".join("%s=%s" % kv for kv in options if kv[1] is not None)
 
 
@@ -109,20 +110,20 @@ def compile_program(build, mlir, exe, devices, machine, strategy=None,
 
 
 def search_command(build, mlir, devices, machine, strategy=None, report=None,
-                   profile=None):
+                   profile=None, precision=None):
     """The command that searches a strategy and writes only its report:
     for drivers that time or limit the search themselves."""
     return [tool(build, "hd-opt"), mlir, "-o", os.devnull,
             "--layerwise-parallelize=" + pass_options(
-                devices, machine, strategy, report, profile)]
+                devices, machine, strategy, report, profile, precision)]
 
 
 def search(build, mlir, report, devices, machine, strategy=None,
-           profile=None):
+           profile=None, precision=None):
     """Searches (or evaluates) a strategy without compiling and returns the
     report; raises ToolError with hd-opt's message when nothing fits."""
     run(search_command(build, mlir, devices, machine, strategy, report,
-                       profile))
+                       profile, precision))
     return read_json(report)
 
 

@@ -14,8 +14,13 @@
 
 namespace hd {
 
-double CostModel::rooflineMs(double flops, double bytes, bool dense) const {
-  double rate = machine.peakGflops * (dense ? machine.efficiency : 1.0);
+double CostModel::rooflineMs(double flops, double bytes, bool dense,
+                             Precision compute) const {
+  // Only dense kernels reach the low precisions' rates (tensor cores,
+  // AVX512_BF16 dot products); the rest is bound by memory anyway.
+  double peak = dense ? machine.peakGflopsIn(compute) : 0;
+  double rate = (peak > 0 ? peak : machine.peakGflops) *
+                (dense ? machine.efficiency : 1.0);
   return std::max(flops / (rate * 1e6), bytes / (machine.memGbps * 1e6)) +
          machine.launchUs * 1e-3;
 }
@@ -31,7 +36,7 @@ double CostModel::gradientAccumulationMs(const Layer &layer,
     if (in.producer < 0 || in.producerReaders < 2 || !layer.inputBox)
       continue;
     double others = double(in.producerReaders - 1) / in.producerReaders;
-    bytes += others * 3 * kBytesPerElement * layer.inputBox(i, tile).volume();
+    bytes += others * 3 * bytesOf(in.type) * layer.inputBox(i, tile).volume();
   }
   double gbps = runtimeCopyGbps();
   return bytes > 0 && gbps > 0 ? bytes / (gbps * 1e6) : 0;
@@ -62,38 +67,49 @@ CostModel::analyticPasses(const Layer &layer,
   double in = 0, innerIn = 0;
   bool needsInputGradient = false;
   for (unsigned i = 0; i < layer.inputs.size(); ++i) {
-    in += kBytesPerElement * layer.inputBox(i, tile).volume();
-    innerIn += kBytesPerElement * layer.inputBox(i, inner).volume();
+    double elementBytes = bytesOf(layer.inputs[i].type);
+    in += elementBytes * layer.inputBox(i, tile).volume();
+    innerIn += elementBytes * layer.inputBox(i, inner).volume();
     needsInputGradient |= layer.inputs[i].producer >= 0;
   }
   in = std::max(in, innerIn);
-  double out = kBytesPerElement * tile.volume();
+  const LayerNumerics &types = layer.numerics;
+  double out = bytesOf(types.output) * tile.volume();
   int64_t c = config.degrees.size() > 1 ? config.degrees[1] : 1;
-  double weights = kBytesPerElement * parameterShard(layer, c, 0);
-  // The optimizer step of the shard: read the parameters, gradients and
-  // momentum, write parameters and momentum.
-  double update = weights > 0 ? rooflineMs(3 * weights / kBytesPerElement,
-                                           5 * weights, false)
-                              : 0;
+  double shard = double(parameterShard(layer, c, 0));
+  // The kernels read the parameters in the compute type.
+  double weights = bytesOf(types.compute) * shard;
+  // The optimizer step of the shard: read the fp32 parameters, the
+  // gradients and the momentum, write parameters and momentum, and the
+  // compute type's copy where that is not fp32.
+  double updateBytes =
+      (16 + bytesOf(layer.gradientType) +
+       (types.compute == Precision::F32 ? 0 : bytesOf(types.compute))) *
+      shard;
+  double update =
+      shard > 0 ? rooflineMs(3 * shard, updateBytes, false, Precision::F32) : 0;
+  auto roofline = [&](double flops, double bytes, bool dense) {
+    return rooflineMs(flops, bytes, dense, types.compute);
+  };
   switch (layer.kind) {
   case CostKind::Conv:
   case CostKind::Linear: {
-    double forward = rooflineMs(flops, in + weights + out, true);
-    double ms = forward + rooflineMs(flops, out + in + weights, true);
+    double forward = roofline(flops, in + weights + out, true);
+    double ms = forward + roofline(flops, out + in + weights, true);
     if (needsInputGradient)
-      ms += rooflineMs(flops, out + weights + in, true); // data
+      ms += roofline(flops, out + weights + in, true); // data
     return {ms + update, ms - forward, update};
   }
   case CostKind::Normalization: {
     // Backward needs about twice the forward work (two reductions).
-    double backward = rooflineMs(2 * flops, 2 * out + in, false);
-    return {rooflineMs(flops, in + out, false) + backward + update, backward,
+    double backward = roofline(2 * flops, 2 * out + in, false);
+    return {roofline(flops, in + out, false) + backward + update, backward,
             update};
   }
   default: {
     double backward =
-        rooflineMs(flops, out + in + (needsInputGradient ? in : 0), false);
-    return {rooflineMs(flops, in + out, false) + backward, backward, 0};
+        roofline(flops, out + in + (needsInputGradient ? in : 0), false);
+    return {roofline(flops, in + out, false) + backward, backward, 0};
   }
   }
 }

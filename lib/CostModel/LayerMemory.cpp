@@ -28,11 +28,17 @@ int64_t CostModel::taskMemoryBytes(const Layer &layer,
     cIndex = (task / inner) % c;
   }
   int64_t shard = parameterShard(layer, c, cIndex);
-  // Parameters, gradients and momentum; the activation kept for backward
-  // and its gradient (the loss keeps none), and what else the forward keeps
-  // for backward; the input copies.
+  // fp32 parameters and momentum, gradients in their type, and a copy of
+  // the parameters in the compute type where that is not fp32; the
+  // activation kept for backward and its gradient (the loss keeps none),
+  // in the output type, and what else the forward keeps for backward; the
+  // input copies.
   int64_t kept = layer.kind == CostKind::Loss ? 0 : tile.volume();
-  return int64_t(kBytesPerElement) * (3 * shard + 2 * kept) +
+  int64_t computeCopy = layer.numerics.compute == Precision::F32
+                            ? 0
+                            : bytesOf(layer.numerics.compute);
+  return (8 + bytesOf(layer.gradientType) + computeCopy) * shard +
+         2 * bytesOf(layer.numerics.output) * kept +
          layer.workspaceBytesPerElement * kept + inputBytes;
 }
 
@@ -54,7 +60,8 @@ int64_t CostModel::layerMemoryBytes(const Layer &layer,
     ConsumerTiles tiles = consumerTiles(layer, i, config);
     for (int64_t t = 0; t < config.tasks(); ++t)
       images[t] += inputCopies(nullptr, tiles, false) *
-                   int64_t(kBytesPerElement) * tiles.boxes[t].volume();
+                   int64_t(bytesOf(layer.inputs[i].type)) *
+                   tiles.boxes[t].volume();
   }
   int64_t most = 0;
   for (int64_t t = 0; t < config.tasks(); ++t)
@@ -68,7 +75,7 @@ int64_t CostModel::inputCopyBytes(const ProducerGrid &producer,
   int64_t most = 0;
   for (const TileBox &box : tiles.boxes)
     most = std::max(most, box.volume());
-  return copies * int64_t(kBytesPerElement) * most;
+  return copies * int64_t(producer.elementBytes) * most;
 }
 
 } // namespace hd

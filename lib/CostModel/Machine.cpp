@@ -75,6 +75,8 @@ Expected<Machine> parseMachine(StringRef text, StringRef origin) {
                                  .str());
   static const FieldSpec numbers[] = {
       {"peak_gflops", &Machine::peakGflops, true},
+      {"peak_gflops_bf16", &Machine::peakGflopsBf16, false},
+      {"peak_gflops_fp16", &Machine::peakGflopsFp16, false},
       {"mem_gbps", &Machine::memGbps, true},
       {"mem_gib", &Machine::memGib, true},
       {"launch_us", &Machine::launchUs, true},
@@ -239,6 +241,10 @@ std::string machineToJSON(const Machine &m) {
                  {"device_gbps", m.deviceGbps},
                  {"inter_node_gbps", m.interNodeGbps},
                  {"latency_us", m.latencyUs}};
+  if (m.peakGflopsBf16 > 0)
+    o["peak_gflops_bf16"] = m.peakGflopsBf16;
+  if (m.peakGflopsFp16 > 0)
+    o["peak_gflops_fp16"] = m.peakGflopsFp16;
   if (m.allReduceGbps > 0)
     o["allreduce_gbps"] = m.allReduceGbps;
   if (!m.allReduceCurve.empty()) {

@@ -360,27 +360,27 @@ TransferPeaks separablePeaks(const Machine &m, const ProducerGrid &grid,
         maxPort, sendsWithinNode(pn, sc.out.data() + lo, sc.rowSum.data(),
                                  sc.self.data() + lo, sc.intraOut.data() + lo));
   }
-  peaks.maxPortBytes = kBytesPerElement * maxPort;
-  peaks.maxNicBytes = kBytesPerElement * maxNic;
+  peaks.maxPortBytes = grid.elementBytes * maxPort;
+  peaks.maxNicBytes = grid.elementBytes * maxNic;
   // The busiest pair link only sets the time when it is slower than a
   // device's port.
   if (pairLinksMatter)
-    peaks.maxPairBytes = kBytesPerElement * maxPair;
+    peaks.maxPairBytes = grid.elementBytes * maxPair;
   if (perDevice) {
     TransferLoads &l = *perDevice;
     for (int64_t q = 0; q < Q; ++q) {
       l.msgsIn[q] = int64_t(sc.msgsIn[q]);
-      l.devIn[q] = kBytesPerElement * sc.intraIn[q];
+      l.devIn[q] = grid.elementBytes * sc.intraIn[q];
     }
     for (int64_t p = 0; p < P; ++p) {
       l.msgsOut[p] = int64_t(sc.msgsOut[p]);
-      l.devOut[p] = kBytesPerElement * sc.intraOut[p];
+      l.devOut[p] = grid.elementBytes * sc.intraOut[p];
     }
     for (int64_t node = 0; node < nodes; ++node) {
       l.nicIn[node] =
-          kBytesPerElement * (sc.nodeIn[node] - sc.nodeIntraIn[node]);
+          grid.elementBytes * (sc.nodeIn[node] - sc.nodeIntraIn[node]);
       l.nicOut[node] =
-          kBytesPerElement * (sc.nodeOut[node] - sc.nodeIntraIn[node]);
+          grid.elementBytes * (sc.nodeOut[node] - sc.nodeIntraIn[node]);
     }
     l.maxPairBytes = peaks.maxPairBytes;
     l.elements = peaks.elements;

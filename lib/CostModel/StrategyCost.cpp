@@ -39,12 +39,12 @@ StrategyCost evaluateStrategy(const CostModel &model, const LayerGraph &graph,
       int p = layer.inputs[i].producer;
       std::optional<ProducerGrid> grid;
       if (p >= 0)
-        grid = producerGrid(graph.layers[p].shape, strategy[p]);
+        grid = producerGrid(graph.layers[p], strategy[p]);
       int copies = CostModel::inputCopies(grid ? &*grid : nullptr, tiles,
                                           p >= 0 && consumers[p] == 1);
       for (int64_t t = 0; t < config.tasks(); ++t)
-        inputBytes[t] +=
-            copies * int64_t(kBytesPerElement) * tiles.boxes[t].volume();
+        inputBytes[t] += copies * int64_t(bytesOf(layer.inputs[i].type)) *
+                         tiles.boxes[t].volume();
       if (p < 0)
         continue;
       TransferCost t = model.transferCost(*grid, tiles);

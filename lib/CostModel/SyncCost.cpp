@@ -103,7 +103,7 @@ double CostModel::gradientSyncMs(const Layer &layer,
                                  const ParallelConfig &config,
                                  double &bytes) const {
   int64_t c = config.degrees.size() > 1 ? config.degrees[1] : 1;
-  double shard = kBytesPerElement * parameterShard(layer, c, 0);
+  double shard = bytesOf(layer.gradientType) * parameterShard(layer, c, 0);
   return groupsAllReduceMs(*this, shard, replicaGroups(config), &bytes);
 }
 

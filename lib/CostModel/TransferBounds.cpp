@@ -20,7 +20,7 @@ ProducerExtents producerExtents(const ProducerGrid &grid,
                                 int64_t devicesPerNode) {
   size_t rank = grid.shape.size();
   ProducerExtents e{grid.config.tasks(), std::vector<int64_t>(rank, 0),
-                    std::vector<int64_t>(rank, 0)};
+                    std::vector<int64_t>(rank, 0), grid.elementBytes};
   for (size_t d = 0; d < rank; ++d)
     for (int64_t i = grid.partOffset[d]; i < grid.partOffset[d + 1]; ++i)
       e.part[d] = std::max(e.part[d], grid.parts[i].size());
@@ -38,7 +38,7 @@ ProducerExtents producerExtents(const ProducerGrid &grid,
                       grid.parts[grid.partOffset[d] + box[d].lo].lo;
         });
     if (boxes != 1)
-      return {e.tasks, e.part, grid.shape};
+      return {e.tasks, e.part, grid.shape, grid.elementBytes};
     for (size_t d = 0; d < rank; ++d)
       e.node[d] = std::max(e.node[d], mine[d]);
   }
@@ -64,8 +64,8 @@ ConsumerExtents consumerExtents(const std::vector<TileBox> &boxes) {
 }
 
 double CostModel::transferLowerBoundMs(const std::vector<double> &bytes,
-                                       int64_t holders,
-                                       int64_t leastLargestBox) const {
+                                       int64_t holders, int64_t leastLargestBox,
+                                       double elementBytes) const {
   auto ms = [](double b, double gbps) { return b / (gbps * 1e6); };
   int64_t perNode = machine.devicesPerNode;
   double worst = 0;
@@ -92,7 +92,7 @@ double CostModel::transferLowerBoundMs(const std::vector<double> &bytes,
       worst = std::max(worst, ms(nodeBytes, machine.interNodeGbps));
   }
   return moves ? 2 * (worst + machine.latencyUs * 1e-3) +
-                     transferCopyMs(leastLargestBox, 0)
+                     transferCopyMs(leastLargestBox, 0, elementBytes)
                : 0;
 }
 
@@ -111,8 +111,8 @@ double CostModel::misalignmentBoundMs(const ProducerExtents &producer,
     }
     return all - kept;
   };
-  auto ms = [](double elements, double gbps) {
-    return kBytesPerElement * elements / (gbps * 1e6);
+  auto ms = [&](double elements, double gbps) {
+    return producer.elementBytes * elements / (gbps * 1e6);
   };
   // The task that reads most receives all but its own part's share, over
   // its port and its node's interface together.
@@ -142,7 +142,7 @@ double CostModel::misalignmentBoundMs(const ProducerExtents &producer,
     int64_t largest = 1;
     for (int64_t e : consumer.largest)
       largest *= e;
-    bound += transferCopyMs(largest, 0);
+    bound += transferCopyMs(largest, 0, producer.elementBytes);
   }
   return bound;
 }

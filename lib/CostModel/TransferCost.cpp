@@ -29,7 +29,8 @@ TransferCost CostModel::transferCost(const ProducerGrid &producer,
                                           producer.shape.end(), int64_t(1),
                                           std::multiplies<int64_t>()))
     return cost;
-  cost.ms = transferCopyMs(tiles.largestBox, peaks.maxPortBytes);
+  cost.ms = transferCopyMs(tiles.largestBox, peaks.maxPortBytes,
+                           producer.elementBytes);
   if (peaks.elements == 0)
     return cost;
   auto ms = [](double bytes, double gbps) { return bytes / (gbps * 1e6); };
@@ -39,21 +40,24 @@ TransferCost CostModel::transferCost(const ProducerGrid &producer,
   // Backward sends the same boxes' gradients the other way; the links are
   // symmetric, so it takes as long as forward.
   cost.ms += 2 * (worst + peaks.maxMessages * machine.latencyUs * 1e-3);
-  cost.bytes = 2 * kBytesPerElement * peaks.elements;
+  cost.bytes = 2 * producer.elementBytes * peaks.elements;
   return cost;
 }
 
-double CostModel::transferCopyBytes(int64_t boxElements, double sentBytes) {
+double CostModel::transferCopyBytes(int64_t boxElements, double sentBytes,
+                                    double elementBytes) {
   // Forward writes the whole box once, reading each element from the
   // device's own tile or a receive buffer (2x the box), and packs what it
   // sends (2x). Backward adds the box's gradient into the tiles it came
   // from (read both, write one: 3x) and packs what goes back (2x).
-  return 5 * kBytesPerElement * double(boxElements) + 4 * sentBytes;
+  return 5 * elementBytes * double(boxElements) + 4 * sentBytes;
 }
 
-double CostModel::transferCopyMs(int64_t boxElements, double sentBytes) const {
+double CostModel::transferCopyMs(int64_t boxElements, double sentBytes,
+                                 double elementBytes) const {
   double gbps = runtimeCopyGbps();
-  return gbps > 0 ? transferCopyBytes(boxElements, sentBytes) / (gbps * 1e6)
+  return gbps > 0 ? transferCopyBytes(boxElements, sentBytes, elementBytes) /
+                        (gbps * 1e6)
                   : 0;
 }
 
@@ -63,7 +67,7 @@ CostModel::transferCost(const Layer &producer,
                         const Layer &consumer, unsigned operand,
                         const ParallelConfig &consumerConfig) const {
   return transferCost(
-      producerGrid(producer.shape, producerConfig, machine.devicesPerNode),
+      producerGrid(producer, producerConfig, machine.devicesPerNode),
       consumerTiles(consumer, operand, consumerConfig, machine.devicesPerNode));
 }
 

@@ -15,8 +15,9 @@
 
 namespace hd {
 
-static void addFlow(const Machine &m, const Flow &f, TransferLoads &loads) {
-  double bytes = kBytesPerElement * f.elements;
+static void addFlow(const Machine &m, const Flow &f, double elementBytes,
+                    TransferLoads &loads) {
+  double bytes = elementBytes * f.elements;
   loads.elements += f.elements;
   ++loads.msgsOut[f.src];
   ++loads.msgsIn[f.dst];
@@ -49,8 +50,9 @@ void transferLoads(const Machine &machine, const ProducerGrid &producer,
     separablePeaks(machine, producer, tiles, &loads);
     return;
   }
-  forEachFlow(producer.shape, producer.config, tiles,
-              [&](const Flow &f) { addFlow(machine, f, loads); });
+  forEachFlow(producer.shape, producer.config, tiles, [&](const Flow &f) {
+    addFlow(machine, f, producer.elementBytes, loads);
+  });
 }
 
 TransferPeaks peaksOf(const TransferLoads &loads) {

@@ -60,6 +60,13 @@ ProducerGrid producerGrid(const std::vector<int64_t> &shape,
   return grid;
 }
 
+ProducerGrid producerGrid(const Layer &producer, const ParallelConfig &config,
+                          int64_t devicesPerNode) {
+  ProducerGrid grid = producerGrid(producer.shape, config, devicesPerNode);
+  grid.elementBytes = bytesOf(producer.numerics.output);
+  return grid;
+}
+
 /// The consumer's node boxes (ConsumerTiles::nodeBoxes), where each dim's
 /// ranges lie side by side.
 static void consumerNodeBoxes(ConsumerTiles &tiles, int64_t perNode) {

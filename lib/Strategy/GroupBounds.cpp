@@ -89,6 +89,7 @@ void CostTables::prepareBounds(Table &t,
   const std::vector<int64_t> &colTasks = groupTasks[edge.consumer];
   constexpr double kInf = std::numeric_limits<double>::infinity();
   int64_t perNode = model.getMachine().devicesPerNode;
+  double elementBytes = bytesOf(producer.numerics.output);
 
   // What the position-free bound needs of every consumer configuration,
   // and per consumer group what every member reads and the least of its
@@ -97,7 +98,7 @@ void CostTables::prepareBounds(Table &t,
   std::vector<std::vector<double>> colVolumes(cols.size());
   parallelFor(cols.size(), [&](size_t c) {
     for (const TileBox &box : colTiles[c].boxes)
-      colVolumes[c].push_back(kBytesPerElement * double(box.volume()));
+      colVolumes[c].push_back(elementBytes * double(box.volume()));
     colExtents[c] = consumerExtents(colTiles[c].boxes);
   });
   std::vector<std::vector<std::vector<int64_t>>> prefixes(colTasks.size());
@@ -118,7 +119,7 @@ void CostTables::prepareBounds(Table &t,
   std::vector<ProducerExtents> rowExtents(rows.size());
   t.vsRow.assign(rows.size(), std::vector<double>(colTasks.size(), 0.0));
   parallelFor(rows.size(), [&](size_t p) {
-    ProducerGrid grid = producerGrid(producer.shape, rows[p]);
+    ProducerGrid grid = producerGrid(producer, rows[p]);
     rowExtents[p] = producerExtents(grid, perNode);
     size_t rank = grid.shape.size();
     int64_t tasks = grid.config.tasks();
@@ -134,15 +135,15 @@ void CostTables::prepareBounds(Table &t,
                                 prefixes[g][d][grid.parts[i].lo]);
       bytes.assign(tasks, 0);
       for (int64_t task = colTasks[g]; task < tasks; ++task)
-        bytes[task] = kBytesPerElement;
+        bytes[task] = elementBytes;
       for (size_t d = 0; d < rank; ++d) {
         const double *reads = &partReads[grid.partOffset[d]];
         const int64_t *coord = &grid.coords[d * tasks];
         for (int64_t task = colTasks[g]; task < tasks; ++task)
           bytes[task] *= reads[coord[task]];
       }
-      t.vsRow[p][g] =
-          model.transferLowerBoundMs(bytes, colTasks[g], leastLargest[g]);
+      t.vsRow[p][g] = model.transferLowerBoundMs(bytes, colTasks[g],
+                                                 leastLargest[g], elementBytes);
     }
   });
   // The position-free bound of every pair, once; each side's bound against
@@ -169,8 +170,9 @@ void CostTables::prepareBounds(Table &t,
           std::min(bounds[rowGroup[p]], misaligned[p * cols.size() + c]);
     for (size_t g = 0; g < rowTasks.size(); ++g)
       bounds[g] = std::max(
-          bounds[g], model.transferLowerBoundMs(colVolumes[c], rowTasks[g],
-                                                colTiles[c].largestBox));
+          bounds[g],
+          model.transferLowerBoundMs(colVolumes[c], rowTasks[g],
+                                     colTiles[c].largestBox, elementBytes));
   });
   // A group against a group of the other side: the least of the first's
   // bound over the second's members, each way. A configuration against a

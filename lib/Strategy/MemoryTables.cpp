@@ -61,7 +61,7 @@ SearchGraph CostTables::buildMemoryGraph() {
           consumerTiles(graph.layers[edge.consumer], edge.operand, c));
     std::vector<double> &table = edgeTables[i - nodes.size()];
     for (const ParallelConfig &p : pcs) {
-      ProducerGrid row = producerGrid(graph.layers[edge.producer].shape, p);
+      ProducerGrid row = producerGrid(graph.layers[edge.producer], p);
       for (const ConsumerTiles &column : columns)
         table.push_back(edgeMemory(e, row, column));
     }
@@ -89,7 +89,7 @@ CostTables::layerMemory(const std::vector<int> &choice) const {
     const LayerEdge &edge = edges[e];
     bytes[edge.consumer] += edgeMemory(
         e,
-        producerGrid(graph.layers[edge.producer].shape,
+        producerGrid(graph.layers[edge.producer],
                      candidates[edge.producer][choice[edge.producer]]),
         consumerTiles(graph.layers[edge.consumer], edge.operand,
                       candidates[edge.consumer][choice[edge.consumer]]));

@@ -326,6 +326,8 @@ StrategyReport Planner::report() {
   r.strategy = applied;
   r.devices = target.devices;
   r.batch = graph.batch;
+  r.precision = graph.precision;
+  r.gradientSync = target.gradientSync;
   r.cost = cost();
   r.capacityBytes = capacityBytes();
   r.searchMs = searchMs;
@@ -336,8 +338,9 @@ StrategyReport Planner::report() {
     choice[l] = find(candidates[l], chosen[l]) - candidates[l].begin();
   std::vector<std::pair<int, double>> seconds = runnersUp(*tables, choice);
   for (size_t l = 0; l < n; ++l) {
-    LayerEntry entry{graph.layers[l].name, graph.layers[l].op, chosen[l],
-                     r.cost.layers[l],     std::nullopt,       0};
+    const Layer &layer = graph.layers[l];
+    LayerEntry entry{layer.name,       layer.op,     chosen[l], layer.numerics,
+                     r.cost.layers[l], std::nullopt, 0};
     if (seconds[l].first >= 0) {
       entry.runnerUp = candidates[l][seconds[l].first];
       entry.runnerUpExtraMs = seconds[l].second;

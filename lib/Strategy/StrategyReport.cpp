@@ -66,6 +66,8 @@ std::string reportToJSON(const StrategyReport &r) {
         {"op", l.op},
         {"config", configJSON(l.config)},
         {"tasks", l.config.tasks()},
+        {"compute_type", precisionTypeName(l.numerics.compute)},
+        {"output_type", precisionTypeName(l.numerics.output)},
         {"compute_ms", l.cost.cost.computeMs},
         {"sync_ms", l.cost.cost.syncMs},
         {"in_transfer_ms", l.cost.inTransferMs},
@@ -83,6 +85,8 @@ std::string reportToJSON(const StrategyReport &r) {
                     {"devices", r.devices},
                     {"strategy", strategyName(r.strategy)},
                     {"batch", r.batch},
+                    {"precision", precisionName(r.precision)},
+                    {"grad_sync", precisionName(r.gradientSync)},
                     {"predicted_ms", r.cost.totalMs()},
                     {"compute_ms", r.cost.computeMs},
                     {"transfer_ms", r.cost.transferMs},
@@ -120,25 +124,35 @@ std::string reportTable(const StrategyReport &r) {
   os << format("%-36s %-21s %-20s %5s %10s %10s %9s %9s\n", "layer", "op",
                "config", "tasks", "compute ms", "transfer", "sync ms",
                "mem MiB");
-  for (const LayerEntry &l : r.layers)
+  for (const LayerEntry &l : r.layers) {
+    // A mixed-precision program's layers say what they compute in.
+    std::string op = l.op;
+    if (r.precision != Precision::F32)
+      op += std::string(" ") + precisionTypeName(l.numerics.compute);
     os << format("%-36s %-21s %-20s %5lld %10.3f %10.3f %9.3f %9.1f\n",
-                 l.name.substr(0, 36).c_str(), l.op.c_str(),
+                 l.name.substr(0, 36).c_str(), op.c_str(),
                  l.config.str().c_str(), (long long)l.config.tasks(),
                  l.cost.cost.computeMs, l.cost.inTransferMs, l.cost.cost.syncMs,
                  l.cost.memBytes / 1048576.0);
+  }
   std::string sync = formatv("{0:f3}", r.cost.syncMs).str();
   if (r.cost.exposedSyncMs != r.cost.syncMs)
     sync += formatv(", {0:f3} of it exposed", r.cost.exposedSyncMs).str();
-  os << format("%s on %lld x %s, strategy %s: %.3f ms per iteration "
+  std::string precision = precisionName(r.precision);
+  if (r.gradientSync != Precision::F32)
+    precision +=
+        formatv(" (gradients summed in {0})", precisionName(r.gradientSync))
+            .str();
+  os << format("%s on %lld x %s in %s, strategy %s: %.3f ms per iteration "
                "(compute %.3f, transfer %.3f, sync %s), %.0f images/s, "
                "%.3f GB moved, peak %.1f MiB per device of %.1f MiB%s, "
                "search %.1f ms\n",
                r.model.c_str(), (long long)r.devices, r.machine.c_str(),
-               strategyName(r.strategy), r.cost.totalMs(), r.cost.computeMs,
-               r.cost.transferMs, sync.c_str(), r.imagesPerSecond(),
-               r.cost.commBytes * 1e-9, r.cost.peakMemBytes / 1048576.0,
-               r.capacityBytes / 1048576.0, r.fits() ? "" : " (does not fit)",
-               r.searchMs);
+               precision.c_str(), strategyName(r.strategy), r.cost.totalMs(),
+               r.cost.computeMs, r.cost.transferMs, sync.c_str(),
+               r.imagesPerSecond(), r.cost.commBytes * 1e-9,
+               r.cost.peakMemBytes / 1048576.0, r.capacityBytes / 1048576.0,
+               r.fits() ? "" : " (does not fit)", r.searchMs);
   if (r.search && r.search->capacityBinds) {
     os << "note: the fastest strategy does not fit the devices' memory; "
           "this is the fastest that does";

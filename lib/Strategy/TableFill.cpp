@@ -86,7 +86,7 @@ void CostTables::fillTable(Table &t, const std::vector<int> &rows,
       if (!std::isnan(row[missing[j]]))
         continue;
       if (!grid)
-        grid = producerGrid(producer.shape, candidates[edge.producer][rows[i]],
+        grid = producerGrid(producer, candidates[edge.producer][rows[i]],
                             model.getMachine().devicesPerNode);
       row[missing[j]] = model.transferCost(*grid, column(j)).ms;
     }

@@ -37,22 +37,32 @@ std::string CostTables::nodeKey(int l) const {
   const Layer &layer = graph.layers[l];
   // A layer fed only by graph inputs skips its backward-data pass, and
   // one whose producer has other readers adds its gradient into theirs:
-  // neither shows in the signature.
+  // neither shows in the signature; nor do the types it computes in and
+  // receives.
   std::string inputs;
   for (const LayerInput &in : layer.inputs)
-    inputs += in.producer < 0 ? "g" : "l" + std::to_string(in.producerReaders);
-  return layer.signature + "|" + inputs + "|" + candidatesKey(candidates[l]);
+    inputs +=
+        (in.producer < 0 ? "g" : "l" + std::to_string(in.producerReaders)) +
+        precisionTypeName(in.type);
+  std::string types = std::string(precisionTypeName(layer.numerics.compute)) +
+                      precisionTypeName(layer.numerics.output) +
+                      precisionTypeName(layer.gradientType);
+  return layer.signature + "|" + types + "|" + inputs + "|" +
+         candidatesKey(candidates[l]);
 }
 
 std::string CostTables::edgeKey(int e) const {
-  // t_x depends only on the producer's shape and configuration and on the
-  // boxes the consumer's tasks read: edges that agree on those share a
+  // t_x depends only on the producer's shape, output type and
+  // configuration and on the boxes the consumer's tasks read: edges that
+  // agree on those share a
   // table (Inception's parallel 1x1 convolutions of one input, every relu
   // or batch norm of one shape). A consumer that reads exactly its own tile
   // is keyed by shape alone; the others by a fingerprint of every box of
   // every candidate.
   const LayerEdge &edge = edges[e];
-  std::string key = shapeKey(graph.layers[edge.producer].shape) + "|" +
+  const Layer &producer = graph.layers[edge.producer];
+  std::string key = shapeKey(producer.shape) +
+                    precisionTypeName(producer.numerics.output) + "|" +
                     candidatesKey(candidates[edge.producer]) + "|" +
                     candidatesKey(candidates[edge.consumer]) + "|";
   if (readsOwnTile(edge.consumer, edge.operand))

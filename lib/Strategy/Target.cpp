@@ -39,6 +39,23 @@ Expected<Target> resolveTarget(const TargetOptions &options) {
                         "({3} nodes x {4})",
                         t.devices, t.machine.numDevices(), t.machine.name,
                         t.machine.nodes, t.machine.devicesPerNode));
+  std::optional<Precision> precision = parsePrecision(options.precision);
+  if (!precision)
+    return fail("precision=" + options.precision +
+                ": unknown precision; use fp32, bf16 or fp16");
+  t.precision = *precision;
+  if (t.machine.peakGflopsIn(t.precision) <= 0)
+    return fail(formatv("precision={0}: machine '{1}' has no {0} rate "
+                        "(peak_gflops_{0}): its devices do not compute in {0}",
+                        precisionName(t.precision), t.machine.name));
+  std::optional<Precision> sync = parsePrecision(options.gradientSync);
+  if (!sync || *sync == Precision::F16)
+    return fail("grad_sync=" + options.gradientSync +
+                ": gradients are summed in fp32 or bf16");
+  if (*sync == Precision::BF16 && t.precision != Precision::BF16)
+    return fail(formatv("grad_sync=bf16 needs precision=bf16 (not {0})",
+                        precisionName(t.precision)));
+  t.gradientSync = *sync;
   std::string profile =
       options.profile.empty() ? t.machine.profile : options.profile;
   if (!profile.empty()) {

@@ -58,3 +58,32 @@
 // RUN: sed -e 's/loc("relu1")/loc("conv1")/' %S/Inputs/small-cnn.mlir > %t.twice.mlir
 // RUN: not hd-opt %t.twice.mlir --layerwise-parallelize="devices=4 machine=p100-cluster import=%t.data.json" 2>&1 | FileCheck %s --check-prefix=TWICE
 // TWICE: error: loc("conv1"): layer name 'conv1' is not unique; strategies match layers by name (give each layer a loc("name"))
+
+// Precisions: a name hd does not know, a machine without the type's rate,
+// gradient sums in a type the program does not compute in, a module already
+// planned in another precision, and a layer kept in a type its kind may not
+// compute in.
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="precision=fp8" 2>&1 | FileCheck %s --check-prefix=PRECISION
+// PRECISION: error: precision=fp8: unknown precision; use fp32, bf16 or fp16
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="machine=p100-cluster devices=4 precision=bf16" 2>&1 | FileCheck %s --check-prefix=NORATE
+// NORATE: error: precision=bf16: machine 'p100-cluster' has no bf16 rate (peak_gflops_bf16): its devices do not compute in bf16
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="precision=fp16" 2>&1 | FileCheck %s --check-prefix=CPUFP16
+// CPUFP16: error: precision=fp16: machine 'cpu' has no fp16 rate (peak_gflops_fp16): its devices do not compute in fp16
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="grad_sync=bf16" 2>&1 | FileCheck %s --check-prefix=SYNCTYPE
+// SYNCTYPE: error: grad_sync=bf16 needs precision=bf16 (not fp32)
+// RUN: not hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="precision=bf16 grad_sync=fp16" 2>&1 | FileCheck %s --check-prefix=SYNCF16
+// SYNCF16: error: grad_sync=fp16: gradients are summed in fp32 or bf16
+// RUN: hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="precision=bf16" -o %t.bf16.mlir
+// RUN: not hd-opt %t.bf16.mlir --layerwise-parallelize="precision=fp32" 2>&1 | FileCheck %s --check-prefix=REPLAN
+// REPLAN: error: the module is in bf16 ('hd.precision'); it cannot be planned in fp32
+// RUN: sed -e 's/hd.relu %c1 :/hd.relu %c1 {hd.compute_type = bf16} :/' %S/Inputs/small-cnn.mlir > %t.kept.mlir
+// RUN: not hd-opt %t.kept.mlir --layerwise-parallelize 2>&1 | FileCheck %s --check-prefix=KEPTF32
+// KEPTF32: error: loc("relu1"): 'hd.compute_type' is bf16 in a module without 'hd.precision'
+// RUN: sed -e 's/hd.relu %c1 :/hd.relu %c1 {hd.compute_type = f32} :/' %S/Inputs/small-cnn.mlir > %t.kept32.mlir
+// RUN: not hd-opt %t.kept32.mlir --layerwise-parallelize="precision=bf16" 2>&1 | FileCheck %s --check-prefix=KEPTBAD
+// KEPTBAD: error: loc("relu1"): 'hd.compute_type' computes in f32 but this layer computes in the type of its inputs (bf16)
+
+// The runtime trains fp32 programs only so far: lowering a bf16 one says so.
+// RUN: not hd-opt %t.bf16.mlir --hd-insert-transfers --hd-lower-to-runtime 2>&1 | FileCheck %s --check-prefix=LOWER
+// LOWER: error: --hd-lower-to-runtime: the module is planned in bf16 ('hd.precision'), and the runtime trains in fp32 only so far; plan it with precision=fp32 to run it
+// LOWER-NOT: see current operation

@@ -8,7 +8,7 @@
 // 12.4 MiB) does not fit; the search, and brute force, keep to data
 // parallelism (6.3 MiB), the fastest that does.
 // RUN: hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=2 machine=%S/Inputs/ten-mib-machine.json report=%t.json print=true" -o %t.mlir 2>&1 | FileCheck %s --check-prefix=BINDS --implicit-check-not=warning
-// BINDS: small on 2 x ten-mib, strategy layerwise: 0.319 ms per iteration {{.*}} peak 6.3 MiB per device of 10.0 MiB, search
+// BINDS: small on 2 x ten-mib in fp32, strategy layerwise: 0.319 ms per iteration {{.*}} peak 6.3 MiB per device of 10.0 MiB, search
 // BINDS-NEXT: note: the fastest strategy does not fit the devices' memory; this is the fastest that does
 // RUN: FileCheck %s --input-file=%t.json --check-prefix=REPORT
 // REPORT: "capacity_bytes": 10485760,
@@ -17,7 +17,7 @@
 // REPORT: "capacity_binds": true,
 // REPORT: "exact": true,
 // RUN: hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=2 machine=%S/Inputs/ten-mib-machine.json strategy=exhaustive print=true" -o %t.exhaustive.mlir 2>&1 | FileCheck %s --check-prefix=BRUTE
-// BRUTE: small on 2 x ten-mib, strategy exhaustive: 0.319 ms per iteration {{.*}} peak 6.3 MiB per device of 10.0 MiB
+// BRUTE: small on 2 x ten-mib in fp32, strategy exhaustive: 0.319 ms per iteration {{.*}} peak 6.3 MiB per device of 10.0 MiB
 // BRUTE-NEXT: note: the fastest strategy does not fit the devices' memory; this is the fastest that does
 // RUN: grep -o "parallel = [^}]*" %t.mlir > %t.layerwise.configs
 // RUN: grep -o "parallel = [^}]*" %t.exhaustive.mlir | diff - %t.layerwise.configs
@@ -39,7 +39,7 @@
 // by how much, and the report and the table say it does not fit.
 // RUN: hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=4 machine=%S/Inputs/small-memory-machine.json strategy=data report=%t.data.json print=true" -o %t.data.mlir 2>&1 | FileCheck %s --check-prefix=BASELINE
 // BASELINE: warning: the data strategy needs {{[0-9.]+}} GiB on its fullest device, above the 0.00 GiB each device of '{{.*}}small-memory-machine.json' offers (mem_gib less mem_reserve_gib): it would run out of memory; use fewer images per device, or more devices
-// BASELINE: small on 4 x tiny-memory, strategy data: {{.*}} of 0.9 MiB (does not fit), search
+// BASELINE: small on 4 x tiny-memory in fp32, strategy data: {{.*}} of 0.9 MiB (does not fit), search
 // RUN: FileCheck %s --input-file=%t.data.json --check-prefix=BASELINEREPORT
 // BASELINEREPORT: "capacity_bytes": 966367,
 // BASELINEREPORT: "fits": false,

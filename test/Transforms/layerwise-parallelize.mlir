@@ -77,7 +77,7 @@
 // TABLE: layer op config tasks compute ms transfer sync ms mem MiB
 // TABLE: conv1 conv2d n=
 // TABLE: loss softmax_cross_entropy n=
-// TABLE: small on 4 x p100-cluster, strategy layerwise: {{[0-9.]+}} ms per iteration {{.*}} peak {{[0-9.]+}} MiB per device of 14745.6 MiB, search
+// TABLE: small on 4 x p100-cluster in fp32, strategy layerwise: {{[0-9.]+}} ms per iteration {{.*}} peak {{[0-9.]+}} MiB per device of 14745.6 MiB, search
 
 // A Graphviz picture, each layer coloured by its split.
 // RUN: hd-opt %S/Inputs/small-cnn.mlir --layerwise-parallelize="devices=4 machine=p100-cluster strategy=owt dot=%t.dot" -o /dev/null

@@ -318,8 +318,9 @@ hd::Machine calibratedMachine(const hdrt::HostProfile &host) {
   // The exchange's time beyond its messages is its copies.
   if (double copying = links.exchangeSeconds - links.messageSeconds;
       copying > 0)
+    // (The calibration exchanges fp32 tiles.)
     m.copyGbps = hd::CostModel::transferCopyBytes(links.exchangeBox,
-                                                  links.exchangeSentBytes) /
+                                                  links.exchangeSentBytes, 4) /
                  copying / 1e9;
   // Every speed above was measured with all the processes busy on these
   // cores: the cost model scales layers with fewer tasks from it.

@@ -34,6 +34,22 @@ inline Layer fcLayer() {
   return l;
 }
 
+/// `g` planned in `precision`: every layer takes autocast's types from its
+/// producers' (Precision.h), as the IR's walk gives them.
+inline LayerGraph inPrecision(LayerGraph g, Precision precision) {
+  g.precision = precision;
+  for (Layer &layer : g.layers) {
+    std::vector<Precision> inputs;
+    for (LayerInput &in : layer.inputs) {
+      in.type = in.producer < 0 ? Precision::F32
+                                : g.layers[in.producer].numerics.output;
+      inputs.push_back(in.type);
+    }
+    layer.numerics = layerNumerics(layer.kind, inputs, precision);
+  }
+  return g;
+}
+
 } // namespace hd::test
 
 #endif // HD_UNITTESTS_COMMON_LAYERFIXTURES_H

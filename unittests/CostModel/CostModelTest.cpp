@@ -163,11 +163,11 @@ TEST(CostModel, StragglersSlowLayersOnSeveralDevices) {
 TEST(CostModel, TransferCopiesAtTheMeasuredRate) {
   Machine m = machine();
   double bytes = 5 * 4.0 * 1000 + 4 * 800.0;
-  EXPECT_DOUBLE_EQ(CostModel::transferCopyBytes(1000, 800), bytes);
-  EXPECT_DOUBLE_EQ(CostModel(m).transferCopyMs(1000, 800),
+  EXPECT_DOUBLE_EQ(CostModel::transferCopyBytes(1000, 800, 4), bytes);
+  EXPECT_DOUBLE_EQ(CostModel(m).transferCopyMs(1000, 800, 4),
                    bytes / (m.memGbps * 1e6));
   m.copyGbps = 2 * m.memGbps;
-  EXPECT_DOUBLE_EQ(CostModel(m).transferCopyMs(1000, 800),
+  EXPECT_DOUBLE_EQ(CostModel(m).transferCopyMs(1000, 800, 4),
                    bytes / (m.copyGbps * 1e6));
 }
 

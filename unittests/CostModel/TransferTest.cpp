@@ -71,7 +71,10 @@ TEST(Transfer, SeparableLoadsMatchEnumeration) {
             continue;
           separable += tiles.separable;
           TransferLoads fast, slow;
+          // Every other producer writes bf16 (2 bytes an element).
+          double elementBytes = k % 2 ? 2 : 4;
           ProducerGrid grid = producerGrid(shape, pc);
+          grid.elementBytes = elementBytes;
           transferLoads(m, grid, tiles, true, fast);
           transferLoads(m, grid, tiles, false, slow);
           std::string what = pc.str() + " -> " + cc.str();
@@ -83,6 +86,12 @@ TEST(Transfer, SeparableLoadsMatchEnumeration) {
           EXPECT_EQ(fast.nicIn, slow.nicIn) << what;
           EXPECT_EQ(fast.msgsOut, slow.msgsOut) << what;
           EXPECT_EQ(fast.msgsIn, slow.msgsIn) << what;
+          // Every remote element arrives once, at its producer's size.
+          double in = 0;
+          for (const std::vector<double> *v : {&slow.devIn, &slow.nicIn})
+            for (double bytes : *v)
+              in += bytes;
+          EXPECT_EQ(in, elementBytes * double(slow.elements)) << what;
           // The peaks alone, which skip the producer side where it cannot
           // set the busiest port, with node boxes computed per transfer or
           // with the grid; where pair links are as fast as ports, the
@@ -94,9 +103,9 @@ TEST(Transfer, SeparableLoadsMatchEnumeration) {
           ConsumerTiles merged = consumerTiles(consumer, 0, cc, perNode);
           mergedBoxes += merged.nodeBoxes.nodeSize > 0;
           for (const Machine *machine : {&m, &fastPairs})
-            for (const ProducerGrid &g :
-                 {grid, producerGrid(shape, pc, perNode)})
+            for (ProducerGrid g : {grid, producerGrid(shape, pc, perNode)})
               for (const ConsumerTiles *t : {&tiles, &merged}) {
+                g.elementBytes = elementBytes;
                 TransferPeaks got = transferPeaks(*machine, g, *t);
                 expectSamePeaks(got, want, what);
                 EXPECT_EQ(got.maxPairBytes, machine == &m || !tiles.separable
@@ -196,6 +205,7 @@ TEST(Transfer, MisalignmentBoundNeverExceedsTheCost) {
           const ParallelConfig &pc = pcs[rng() % pcs.size()];
           const ParallelConfig &cc = ccs[rng() % ccs.size()];
           ProducerGrid grid = producerGrid(shape, pc);
+          grid.elementBytes = k % 2 ? 2 : 4;
           ConsumerTiles tiles = consumerTiles(consumer, 0, cc);
           double exact = model.transferCost(grid, tiles).ms;
           double bound = model.misalignmentBoundMs(
@@ -240,13 +250,16 @@ TEST(Transfer, CopiesChargedWhereABoxIsNotItsDevicesTile) {
                   ? pc
                   : ccs[rng() % ccs.size()];
           ProducerGrid grid = producerGrid(shape, pc);
+          grid.elementBytes = k % 2 ? 2 : 4;
           ConsumerTiles tiles = consumerTiles(consumer, 0, cc);
           int64_t largest = 0;
           for (const TileBox &b : tiles.boxes)
             largest = std::max(largest, b.volume());
           bool copies = !readsOwnDeviceTile(grid, tiles);
           double sent = transferPeaks(m, grid, tiles).maxPortBytes;
-          double want = copies ? model.transferCopyMs(largest, sent) : 0;
+          double want =
+              copies ? model.transferCopyMs(largest, sent, grid.elementBytes)
+                     : 0;
           EXPECT_NEAR(model.transferCost(grid, tiles).ms -
                           links.transferCost(grid, tiles).ms,
                       want, 1e-9 * (1 + want))

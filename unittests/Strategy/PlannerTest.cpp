@@ -123,11 +123,13 @@ TEST(CostTables, TablesMatchLayerCosts) {
     }
 }
 
+void expectGroupBoundsBelowMembers(const LayerGraph &g);
+
 // The grouped search's bounds never exceed what any member of the group
 // costs: for every edge (own-tile, halo, grouped, strided with unread rows,
 // flattening, a slice of half the channels), every group on either side and
 // every configuration on the other, on a machine of several nodes and on
-// one.
+// one, in fp32 and in fp16.
 TEST(CostTables, GroupBoundsNeverExceedTheirMembers) {
   LayerGraph g = smallGraph();
   Layer relu;
@@ -161,6 +163,11 @@ TEST(CostTables, GroupBoundsNeverExceedTheirMembers) {
   half.inputs = {{2, relu.shape}};
   half.signature = "half-test";
   g.layers.push_back(half);
+  for (Precision precision : {Precision::F32, Precision::F16})
+    expectGroupBoundsBelowMembers(test::inPrecision(g, precision));
+}
+
+void expectGroupBoundsBelowMembers(const LayerGraph &g) {
   for (Machine m : {machine(), test::p100Cluster()}) {
     if (m.nodes == 4) { // the second: one node of 16
       m.nodes = 1;
@@ -258,8 +265,12 @@ TEST(Candidates, ANonSplittableDimensionStaysWhole) {
 }
 
 TEST(Planner, SearchBeatsEveryBaselineAndEqualsBruteForce) {
-  LayerGraph g = smallGraph();
-  for (int64_t devices : {2, 4}) {
+  for (auto [precision, devices] :
+       std::vector<std::pair<Precision, int64_t>>{{Precision::F32, 2},
+                                                  {Precision::F32, 4},
+                                                  {Precision::F16, 2},
+                                                  {Precision::F16, 4}}) {
+    LayerGraph g = test::inPrecision(smallGraph(), precision);
     double layerwise = planned(g, StrategyKind::Layerwise, devices);
     for (StrategyKind kind :
          {StrategyKind::Data, StrategyKind::Model, StrategyKind::OWT})

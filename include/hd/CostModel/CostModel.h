@@ -74,23 +74,25 @@ public:
   TransferCost transferCost(const ProducerGrid &producer,
                             const ConsumerTiles &tiles) const;
   /// The runtime's copies for a transfer into consumer boxes of at most
-  /// `boxElements`, where a device sends at most `sentBytes` (forward and
-  /// backward, ms): part of transferCost wherever a consumer box is not its
-  /// device's own tile.
-  double transferCopyMs(int64_t boxElements, double sentBytes) const;
+  /// `boxElements` of `elementBytes` each, where a device sends at most
+  /// `sentBytes` (forward and backward, ms): part of transferCost wherever
+  /// a consumer box is not its device's own tile.
+  double transferCopyMs(int64_t boxElements, double sentBytes,
+                        double elementBytes) const;
   /// The bytes those copies read and write, forward and backward.
-  static double transferCopyBytes(int64_t boxElements, double sentBytes);
+  static double transferCopyBytes(int64_t boxElements, double sentBytes,
+                                  double elementBytes);
   /// A lower bound on the transfer time (ms) when only devices
   /// [0, holders) take part on one side, and every device t >= holders must
   /// receive from them (or send to them) at least bytes[t]: what its port,
   /// or its node's network interface, needs at least, plus one message,
   /// and, where anything moves, the copies of a consumer box of at least
   /// `leastLargestBox` elements (the smallest largest box of the consumer
-  /// configurations covered). Backward mirrors forward, as in
-  /// transferCost.
-  double transferLowerBoundMs(const std::vector<double> &bytes,
-                              int64_t holders,
-                              int64_t leastLargestBox) const;
+  /// configurations covered) of `elementBytes` each. Backward mirrors
+  /// forward, as in transferCost.
+  double transferLowerBoundMs(const std::vector<double> &bytes, int64_t holders,
+                              int64_t leastLargestBox,
+                              double elementBytes) const;
   /// A lower bound on transferCost from sizes alone, where the tilings of
   /// the two sides do not line up: a consumer task keeps at most, per dim,
   /// the smaller of its box and a producer part; its node's tasks hold at
@@ -145,7 +147,9 @@ private:
   /// The rate of the runtime's own copies and adds around the kernels:
   /// the machine's copyGbps where calibrated, else its memory bandwidth.
   double runtimeCopyGbps() const;
-  double rooflineMs(double flops, double bytes, bool dense) const;
+  /// A dense kernel computes at the machine's rate in `compute`.
+  double rooflineMs(double flops, double bytes, bool dense,
+                    Precision compute) const;
   /// How much faster a layer's tiles run than measured when fewer of a
   /// node's processes share its cores (1 when devices do not share).
   double coreSharing(const ParallelConfig &config) const;

@@ -10,6 +10,7 @@
 #define HD_COSTMODEL_LAYERGRAPH_H
 
 #include "hd/CostModel/CostKind.h"
+#include "hd/CostModel/Precision.h"
 #include "hd/Tiling/ParallelConfig.h"
 #include "hd/Tiling/TileBox.h"
 
@@ -28,6 +29,9 @@ struct LayerInput {
   /// included. Where several do, the runtime adds their gradients into
   /// the producer's: every reader but one adds its input box.
   int producerReaders = 1;
+  /// The type the operand arrives in: the producer's output type (a graph
+  /// input's is fp32).
+  Precision type = Precision::F32;
 };
 
 struct Layer {
@@ -52,6 +56,12 @@ struct Layer {
   /// Bytes per output element its forward keeps for its backward besides
   /// the output (max pooling's argmax).
   int64_t workspaceBytesPerElement = 0;
+  /// The type of its arithmetic (its dense rate) and of its output, which
+  /// its readers receive (Precision.h).
+  LayerNumerics numerics;
+  /// The type its parameter gradients are kept and summed in; master
+  /// weights and momentum are fp32 whatever the precision.
+  Precision gradientType = Precision::F32;
 };
 
 /// Parameters of the part `index` of a layer's `degree`-way channel split.
@@ -66,6 +76,8 @@ struct LayerGraph {
   /// configurations and locations: a strategy applies only to its model.
   std::string modelHash;
   int64_t batch = 1;
+  /// The program's low precision (fp32: none).
+  Precision precision = Precision::F32;
   std::vector<Layer> layers;
 };
 

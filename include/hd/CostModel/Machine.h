@@ -9,6 +9,8 @@
 #ifndef HD_COSTMODEL_MACHINE_H
 #define HD_COSTMODEL_MACHINE_H
 
+#include "hd/CostModel/Precision.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -24,6 +26,10 @@ struct Machine {
   int64_t devicesPerNode = 1;
   /// Per device.
   double peakGflops = 0;  // fp32
+  /// Dense rates in the low precisions (tensor cores, AVX512_BF16); 0:
+  /// the device does not compute in that type.
+  double peakGflopsBf16 = 0;
+  double peakGflopsFp16 = 0;
   double memGbps = 0;     // memory bandwidth, GB/s
   double memGib = 0;      // memory capacity
   /// What the framework, the communication library and the driver take of
@@ -74,6 +80,18 @@ struct Machine {
   std::string profile;
 
   int64_t numDevices() const { return nodes * devicesPerNode; }
+  /// The peak rate in `p`; 0 where the device has none.
+  double peakGflopsIn(Precision p) const {
+    switch (p) {
+    case Precision::BF16:
+      return peakGflopsBf16;
+    case Precision::F16:
+      return peakGflopsFp16;
+    case Precision::F32:
+      break;
+    }
+    return peakGflops;
+  }
   int64_t nodeOf(int64_t device) const { return device / devicesPerNode; }
 
   /// The bytes of a device a strategy may use: memGib less the reserve.

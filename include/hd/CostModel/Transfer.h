@@ -35,9 +35,6 @@
 
 namespace hd {
 
-/// Every tensor the cost model sees is f32.
-inline constexpr double kBytesPerElement = 4;
-
 /// How many identical slabs a transfer falls into, of which the first (a
 /// prefix of the devices) stands for all in the peaks. The outermost dim
 /// that either grid splits (the batch, or the channels where neither
@@ -58,6 +55,7 @@ int64_t identicalSlabs(const ProducerGrid &producer, const ConsumerTiles &tiles,
 struct ProducerExtents {
   int64_t tasks = 0;
   std::vector<int64_t> part, node;
+  double elementBytes = 4; // of the producer's output
 };
 ProducerExtents producerExtents(const ProducerGrid &grid,
                                 int64_t devicesPerNode);

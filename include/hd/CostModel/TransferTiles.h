@@ -68,12 +68,17 @@ struct ProducerGrid : TileGrid {
   std::vector<double> tileLo, tileHi;
   /// The element boxes each node's tasks hold together.
   NodeBoxes nodeBoxes;
+  /// Bytes of one element of the producer's output (its output type).
+  double elementBytes = 4;
 };
 
 /// With `devicesPerNode`, the node boxes are computed once here rather
 /// than in every transfer of the grid.
 ProducerGrid producerGrid(const std::vector<int64_t> &shape,
                           const ParallelConfig &config,
+                          int64_t devicesPerNode = 0);
+/// The grid of `producer`'s output, in its output type.
+ProducerGrid producerGrid(const Layer &producer, const ParallelConfig &config,
                           int64_t devicesPerNode = 0);
 
 /// The element boxes that each node's producer tasks hold together, for

@@ -25,6 +25,7 @@ namespace hd {
 struct LayerEntry {
   std::string name, op;
   ParallelConfig config;
+  LayerNumerics numerics;
   LayerReport cost;
   /// The best other configuration with the rest of the strategy fixed, and
   /// how much slower the iteration would be with it.
@@ -37,6 +38,9 @@ struct StrategyReport {
   StrategyKind strategy = StrategyKind::Layerwise;
   int64_t devices = 1;
   int64_t batch = 1;
+  /// The program's low precision and the type gradients are summed in.
+  Precision precision = Precision::F32;
+  Precision gradientSync = Precision::F32;
   StrategyCost cost;
   /// What each device may hold (Machine::capacityBytes).
   int64_t capacityBytes = 0;

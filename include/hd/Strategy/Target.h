@@ -1,8 +1,9 @@
 //===- Target.h - the machine, devices and strategy of a plan ---*- C++ -*-===//
 //
 // What the user names (a machine, a device count, a strategy, a profile
-// database), checked and loaded before any planning starts, so that a bad
-// name fails with one message and the planner holds only loaded values.
+// database, a precision), checked and loaded before any planning starts, so
+// that a bad name fails with one message and the planner holds only loaded
+// values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,8 @@ struct TargetOptions {
   int64_t devices = -1;        // -1: every device of the machine
   std::string strategy = "layerwise";
   std::string profile; // a profile database; overrides the machine's
+  std::string precision = "fp32";    // fp32, bf16 or fp16
+  std::string gradientSync = "fp32"; // the type gradients are summed in
 };
 
 /// The target, checked and loaded.
@@ -34,6 +37,8 @@ struct Target {
   int64_t devices = 1;
   StrategyKind strategy = StrategyKind::Layerwise;
   ProfileDB profile;
+  Precision precision = Precision::F32;
+  Precision gradientSync = Precision::F32;
 };
 
 llvm::Expected<Target> resolveTarget(const TargetOptions &options);

@@ -82,6 +82,19 @@ void LowerToRuntimePass::runOnOperation() {
                      "--no-loss)");
     return signalPassFailure();
   }
+  // The search and the cost model plan mixed precision; the runtime does
+  // not run it yet: say so rather than train in fp32 what was planned as
+  // bf16.
+  Precision precision = m.layers.graph.precision;
+  if (precision != Precision::F32) {
+    mlir::emitError(module.getLoc())
+        << "--hd-lower-to-runtime: the module is planned in "
+        << precisionName(precision) << " ('"
+        << HDDialect::getPrecisionAttrName()
+        << "'), and the runtime trains in fp32 only so far; "
+           "plan it with precision=fp32 to run it";
+    return signalPassFailure();
+  }
   auto train = ops.front()->getParentOfType<func::FuncOp>();
   if (train.getNumArguments() != 2 ||
       graphInput(train.getArgument(0)) != HDRT_IMAGES ||

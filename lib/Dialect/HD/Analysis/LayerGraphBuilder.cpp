@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hd/Dialect/HD/Analysis/LayerGraphBuilder.h"
+#include "hd/Dialect/HD/IR/HDNumerics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -122,6 +123,29 @@ FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module, StringRef tool) {
     for (LayerInput &in : layer.inputs)
       if (in.producer >= 0)
         in.producerReaders = readers[in.producer];
+  // Each layer's types (HDNumerics.h); a layer that computes or writes
+  // another type than f32 costs differently from one that does not, so
+  // its signature says so (the model's hash, its network, does not).
+  size_t index = 0;
+  Precision gradientType = gradientSyncPrecision(module);
+  graph.precision = modulePrecision(module);
+  (void)walkNumerics(
+      func.getBody().front(),
+      [&](LayerOpInterface op,
+          ArrayRef<Precision> inputs) -> FailureOr<Precision> {
+        Layer &layer = graph.layers[index++];
+        Precision compute = layerComputeType(op).value_or(Precision::F32);
+        layer.numerics =
+            layerNumerics(layer.kind, {inputs.begin(), inputs.end()}, compute);
+        layer.gradientType = gradientType;
+        for (size_t i = 0; i < inputs.size(); ++i)
+          layer.inputs[i].type = inputs[i];
+        if (!(layer.numerics == LayerNumerics{}))
+          layer.signature += llvm::formatv(
+              " numerics={0}/{1}", precisionTypeName(layer.numerics.compute),
+              precisionTypeName(layer.numerics.output));
+        return compute;
+      });
   graph.modelHash = llvm::formatv("{0:x-16}", hash).str();
   if (!graph.layers.empty())
     graph.batch = graph.layers.front().shape.front();

@@ -85,7 +85,8 @@ int64_t gradientShardBytes(const ConfiguredModule &m, int layer) {
   const std::vector<int64_t> &d = m.configs[layer].degrees;
   int64_t c = d.size() > 1 ? d[1] : 1;
   // Part 0 of a block split is the largest.
-  return 4 * parameterShard(m.layers.graph.layers[layer], c, 0);
+  const Layer &l = m.layers.graph.layers[layer];
+  return bytesOf(l.gradientType) * parameterShard(l, c, 0);
 }
 
 LogicalResult verifyTransfers(const ConfiguredModule &m, ModuleOp module) {

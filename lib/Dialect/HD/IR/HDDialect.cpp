@@ -2,6 +2,7 @@
 
 #include "hd/Dialect/HD/IR/HDDialect.h"
 #include "hd/Dialect/HD/IR/HDAttrs.h"
+#include "hd/Dialect/HD/IR/HDNumerics.h"
 #include "hd/Dialect/HD/IR/HDOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -31,6 +32,41 @@ LogicalResult HDDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be a device count "
                              << "from 1 to " << kMaxDevices;
     return success();
+  }
+  if (name == getPrecisionAttrName() || name == getGradSyncAttrName() ||
+      name == getComputeTypeAttrName()) {
+    auto type = dyn_cast<TypeAttr>(attr.getValue());
+    std::optional<Precision> precision =
+        type ? precisionOf(type.getValue()) : std::nullopt;
+    if (!precision)
+      return op->emitError() << "'" << name << "' must be f32, bf16 or f16";
+    if (name == getComputeTypeAttrName()) {
+      // The module's verifier checks the type against the layer's rule.
+      if (!isa<LayerOpInterface>(op))
+        return op->emitError() << "'" << name << "' belongs on a layer";
+      auto module = op->getParentOfType<ModuleOp>();
+      if (*precision != Precision::F32 &&
+          (!module || !module->hasAttr(getPrecisionAttrName())))
+        return op->emitError()
+               << "'" << name << "' is " << precisionTypeName(*precision)
+               << " in a module without '" << getPrecisionAttrName() << "'";
+      return success();
+    }
+    auto module = dyn_cast<ModuleOp>(op);
+    if (!module)
+      return op->emitError() << "'" << name << "' belongs on the module";
+    if (name == getGradSyncAttrName()) {
+      if (*precision == Precision::F16)
+        return op->emitError() << "'" << name << "' must be f32 or bf16: "
+                               << "fp16 gradients would overflow their sum";
+      if (*precision == Precision::BF16 &&
+          modulePrecision(module) != Precision::BF16)
+        return op->emitError()
+               << "'" << name << "' is bf16 in a module "
+               << "whose '" << getPrecisionAttrName() << "' is not bf16";
+      return success();
+    }
+    return verifyNumerics(module);
   }
   if (name == getModelAttrName()) {
     if (!isa<StringAttr>(attr.getValue()))

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hd/Dialect/HD/Analysis/LayerGraphBuilder.h"
+#include "hd/Dialect/HD/IR/HDNumerics.h"
 #include "hd/Dialect/HD/IR/HDOps.h"
 #include "hd/Dialect/HD/Transforms/Passes.h"
 #include "hd/Strategy/Planner.h"
@@ -37,12 +38,21 @@ struct LayerwiseParallelizePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    llvm::Expected<Target> target =
-        resolveTarget({machine, devices, strategy, profile});
+    // The precision the module has already, unless the options say.
+    std::string wantedPrecision = precision.empty()
+                                      ? precisionName(modulePrecision(module))
+                                      : precision.getValue();
+    std::string wantedSync = gradSync.empty()
+                                 ? precisionName(gradientSyncPrecision(module))
+                                 : gradSync.getValue();
+    llvm::Expected<Target> target = resolveTarget(
+        {machine, devices, strategy, profile, wantedPrecision, wantedSync});
     if (!target) {
       emitModuleError(module, llvm::toString(target.takeError()));
       return signalPassFailure();
     }
+    if (failed(assignNumerics(module, target->precision, target->gradientSync)))
+      return signalPassFailure();
     FailureOr<ModuleLayers> layers =
         buildLayerGraph(module, "--layerwise-parallelize");
     if (failed(layers))

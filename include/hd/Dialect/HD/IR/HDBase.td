@@ -35,6 +35,16 @@ def HD_Dialect : Dialect {
     `hd.devices`, the number of devices the program is compiled for; layers
     then may not use more tasks than that.
 
+    Mixed precision leaves the tensor types as they are and says what the
+    runtime computes and stores them in: the module's `hd.precision` (bf16
+    or f16) and `hd.grad_sync_type` (bf16; absent, gradients are summed in
+    f32), and each layer's `hd.compute_type`. A layer's output type follows
+    from its compute type and its inputs' types by autocast's rules
+    (convolutions and matrix products in the program's type or f32,
+    normalization statistics and the loss in f32, every other layer in its
+    inputs' type), and the verifier of `hd.precision` checks every layer
+    against them.
+
     After an ONNX import, a layer with parameters carries `hd.tensors`, the
     names of the ONNX tensors that hold them (and a batch norm's running
     statistics), by the runtime's parameter names, and `hd.tensors_transposed`
@@ -55,6 +65,19 @@ def HD_Dialect : Dialect {
     /// Name of the module attribute that holds the device count.
     static constexpr ::llvm::StringLiteral getDevicesAttrName() {
       return ::llvm::StringLiteral("hd.devices");
+    }
+    /// Names of the module attributes that hold the program's low
+    /// precision (bf16 or f16; none: f32) and the type its gradients are
+    /// summed in (none: f32), and of a layer's attribute that holds the
+    /// type it computes in (HDNumerics.h).
+    static constexpr ::llvm::StringLiteral getPrecisionAttrName() {
+      return ::llvm::StringLiteral("hd.precision");
+    }
+    static constexpr ::llvm::StringLiteral getGradSyncAttrName() {
+      return ::llvm::StringLiteral("hd.grad_sync_type");
+    }
+    static constexpr ::llvm::StringLiteral getComputeTypeAttrName() {
+      return ::llvm::StringLiteral("hd.compute_type");
     }
     /// Name of the module attribute that holds the model's name.
     static constexpr ::llvm::StringLiteral getModelAttrName() {

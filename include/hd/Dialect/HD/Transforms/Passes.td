@@ -46,6 +46,17 @@ def LayerwiseParallelizePass
     - `exhaustive`: brute force over all combinations, refused with an error
       above 10^7 of them.
 
+    Mixed precision: `precision=bf16` (or `fp16`) computes convolutions and
+    matrix products in that type, and every other layer by autocast's rules
+    (normalization statistics and the loss in fp32, the rest in its inputs'
+    type). Each layer gets its `hd.compute_type` and the module its
+    `hd.precision`; a layer that already has a compute type keeps it (a
+    convolution kept in f32). Master weights and momentum stay fp32;
+    gradients are summed in fp32 unless `grad_sync=bf16`. The cost model
+    prices every layer at the machine's rate for its type (refused where the
+    machine states none) and every activation, transfer and gradient at its
+    type's size.
+
     A layer that already has a `parallel` attribute is pinned: every strategy
     keeps it and the search optimizes the rest around it. `import=R.json`
     applies a strategy saved in a report instead of choosing one; the
@@ -78,6 +89,12 @@ def LayerwiseParallelizePass
     Option<"profile", "profile", "std::string", "\"\"",
            "Profile database of measured layer times (overrides the "
            "machine's)">,
+    Option<"precision", "precision", "std::string", "\"\"",
+           "fp32, bf16 or fp16: the low precision of convolutions and "
+           "matrix products (default: the module's hd.precision, else fp32)">,
+    Option<"gradSync", "grad_sync", "std::string", "\"\"",
+           "fp32 or bf16: the type gradients are summed in (default: the "
+           "module's hd.grad_sync_type, else fp32)">,
   ];
 }
 
