@@ -25,12 +25,53 @@ func.func @stale(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
-// A plan that misses a box.
+// A plan that misses a box: the element check, apart from the planner,
+// names the first element that never arrives.
 module attributes {hd.devices = 2 : i64} {
 func.func @incomplete(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %a = hd.relu %x {parallel = #hd.pconfig<n = 2, c = 1>} : tensor<2x4xf32>
-  // expected-error @+1 {{has a plan that differs from the boxes the consumer reads}}
+  // expected-error @+1 {{moves the wrong elements: element (0, 2) of task 1's input box arrives 0 times, not 1}}
   %t = hd.transfer %a {from = #hd.pconfig<n = 2, c = 1>, to = #hd.pconfig<n = 1, c = 2>, moves = [#hd.move<src = 1, dst = 0, lo = [1, 0], hi = [2, 2]>]} : tensor<2x4xf32>
+  %b = hd.relu %t {parallel = #hd.pconfig<n = 1, c = 2>} : tensor<2x4xf32>
+  return %b : tensor<2x4xf32>
+}
+}
+
+// -----
+
+// Elements sent from a device that does not hold them.
+module attributes {hd.devices = 2 : i64} {
+func.func @wrong_source(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %a = hd.relu %x {parallel = #hd.pconfig<n = 2, c = 1>} : tensor<2x4xf32>
+  // expected-error @+1 {{moves the wrong elements: the move from device 0 to 1 of (1, 2) to (2, 4) sends element (1, 2), which device 1 holds}}
+  %t = hd.transfer %a {from = #hd.pconfig<n = 2, c = 1>, to = #hd.pconfig<n = 1, c = 2>, moves = [#hd.move<src = 1, dst = 0, lo = [1, 0], hi = [2, 2]>, #hd.move<src = 0, dst = 1, lo = [1, 2], hi = [2, 4]>]} : tensor<2x4xf32>
+  %b = hd.relu %t {parallel = #hd.pconfig<n = 1, c = 2>} : tensor<2x4xf32>
+  return %b : tensor<2x4xf32>
+}
+}
+
+// -----
+
+// An element sent twice.
+module attributes {hd.devices = 2 : i64} {
+func.func @twice(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %a = hd.relu %x {parallel = #hd.pconfig<n = 2, c = 1>} : tensor<2x4xf32>
+  // expected-error @+1 {{moves the wrong elements: element (0, 3) of task 1's input box arrives 2 times, not 1}}
+  %t = hd.transfer %a {from = #hd.pconfig<n = 2, c = 1>, to = #hd.pconfig<n = 1, c = 2>, moves = [#hd.move<src = 1, dst = 0, lo = [1, 0], hi = [2, 2]>, #hd.move<src = 0, dst = 1, lo = [0, 2], hi = [1, 4]>, #hd.move<src = 0, dst = 1, lo = [0, 3], hi = [1, 4]>]} : tensor<2x4xf32>
+  %b = hd.relu %t {parallel = #hd.pconfig<n = 1, c = 2>} : tensor<2x4xf32>
+  return %b : tensor<2x4xf32>
+}
+}
+
+// -----
+
+// A plan that delivers exactly the right elements, in other messages than
+// the planner's: correct, but not the plan the lowering was checked with.
+module attributes {hd.devices = 2 : i64} {
+func.func @other_messages(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %a = hd.relu %x {parallel = #hd.pconfig<n = 2, c = 1>} : tensor<2x4xf32>
+  // expected-error @+1 {{has a plan that differs from the boxes the consumer reads}}
+  %t = hd.transfer %a {from = #hd.pconfig<n = 2, c = 1>, to = #hd.pconfig<n = 1, c = 2>, moves = [#hd.move<src = 1, dst = 0, lo = [1, 0], hi = [2, 2]>, #hd.move<src = 0, dst = 1, lo = [0, 2], hi = [1, 3]>, #hd.move<src = 0, dst = 1, lo = [0, 3], hi = [1, 4]>]} : tensor<2x4xf32>
   %b = hd.relu %t {parallel = #hd.pconfig<n = 1, c = 2>} : tensor<2x4xf32>
   return %b : tensor<2x4xf32>
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hd/Dialect/HD/Analysis/TransferPlans.h"
+#include "hd/Dialect/HD/Analysis/TransferOracle.h"
 
 #include "hd/Dialect/HD/IR/HDOps.h"
 #include "hd/Tiling/TransferPlan.h"
@@ -89,6 +90,35 @@ int64_t gradientShardBytes(const ConfiguredModule &m, int layer) {
   return bytesOf(l.gradientType) * parameterShard(l, c, 0);
 }
 
+/// The oracle's verdict on the plan of operand `operand` of `consumer` as
+/// the module has it (`transfer`'s moves, or none), where its boxes are
+/// small enough to enumerate.
+static std::optional<std::string> oracleError(const ConfiguredModule &m,
+                                              int consumer, unsigned operand,
+                                              TransferOp transfer) {
+  // A few million elements take the oracle well under a second.
+  constexpr int64_t kMaxElements = int64_t(1) << 22;
+  const Layer &layer = m.layers.graph.layers[consumer];
+  int producer = layer.inputs[operand].producer;
+  OracleEdge edge{
+      m.layers.graph.layers[producer].shape, m.configs[producer].degrees,
+      layer.shape, m.configs[consumer].degrees,
+      [&](const TileBox &tile) { return layer.inputBox(operand, tile); }};
+  std::optional<std::vector<OracleMove>> moves;
+  if (transfer) {
+    moves.emplace();
+    for (Attribute a : transfer.getMoves()) {
+      auto move = cast<MoveAttr>(a);
+      moves->push_back({move.getSrc(), move.getDst(),
+                        std::vector<int64_t>(move.getLo()),
+                        std::vector<int64_t>(move.getHi())});
+    }
+  }
+  bool enumerated = false;
+  return checkPlanByEnumeration(edge, moves ? &*moves : nullptr, kMaxElements,
+                                enumerated);
+}
+
 LogicalResult verifyTransfers(const ConfiguredModule &m, ModuleOp module) {
   MLIRContext *context = module.getContext();
   bool ok = true;
@@ -108,6 +138,11 @@ LogicalResult verifyTransfers(const ConfiguredModule &m, ModuleOp module) {
                             << "' under another configuration, without "
                             << "an hd.transfer (run --hd-insert-transfers)";
           ok = false;
+        } else if (std::optional<std::string> wrong =
+                       oracleError(m, l, i, transfer)) {
+          op->emitOpError()
+              << "operand #" << i << " from '" << from << "': " << *wrong;
+          ok = false;
         }
         continue;
       }
@@ -117,6 +152,12 @@ LogicalResult verifyTransfers(const ConfiguredModule &m, ModuleOp module) {
             << "moves from " << transfer.getFrom() << " to " << transfer.getTo()
             << " but '" << from << "' has " << toAttr(context, m.configs[p])
             << " and its consumer " << toAttr(context, m.configs[l]);
+        ok = false;
+      } else if (std::optional<std::string> wrong =
+                     oracleError(m, l, i, transfer)) {
+        // Checked element by element apart from the planner, which the
+        // comparison below trusts.
+        transfer.emitOpError() << "moves the wrong elements: " << *wrong;
         ok = false;
       } else if (transfer.getMoves() !=
                  moves.value_or(ArrayAttr::get(context, {}))) {

@@ -126,6 +126,11 @@ def VerifyTransfersPass : Pass<"hd-verify-transfers", "mlir::ModuleOp"> {
     - every edge that needs data from other devices goes through an
       `hd.transfer` whose `from` and `to` are the producer's and consumer's
       configurations and whose plan is exactly the boxes that must move;
+    - element by element, apart from the planner's code (where the boxes
+      hold at most 2^22 elements): each consumer task receives every element
+      of its input box that its own device does not hold, once, from the
+      device that holds it, and nothing else; without a transfer, each
+      task's box is its own device's tile;
     - every layer with replicated parameters has one `hd.grad_sync` with its
       replica groups.
     Emits an error on the offending op otherwise; changes nothing.
