@@ -467,6 +467,15 @@ bool parseOptions(int argc, char **argv, Options &o, bool &help,
     o.killRank = static_cast<int>(r);
     o.killStep = s;
   }
+  if (const char *drop = std::getenv("HDRT_TEST_DROP")) {
+    std::string what = drop;
+    o.dropGradientSyncs = what == "sync";
+    o.dropTransferGradients = what == "transfer";
+    if (!o.dropGradientSyncs && !o.dropTransferGradients) {
+      error = "HDRT_TEST_DROP expects sync or transfer";
+      return false;
+    }
+  }
   return true;
 }
 

@@ -61,6 +61,10 @@ struct Options {
   // start of step `killStep`, as if the node had died.
   int killRank = -1;
   int64_t killStep = 0;
+  // Negative controls for the comparison tests: every gradient sync
+  // skipped, or every explicit transfer's gradient zeroed before it goes
+  // back. A run with either must differ from one without.
+  bool dropGradientSyncs = false, dropTransferGradients = false;
 };
 
 /// Parses argv. Returns false with a message on a bad flag; sets `help`

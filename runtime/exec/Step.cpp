@@ -95,6 +95,8 @@ void Program::transferForward(int64_t id) {
 void Program::transferBackward(int64_t id) {
   Edge &e = network_.edge(id);
   activity_ = "the backward transfer '" + e.name + "'";
+  if (options_.dropTransferGradients && e.hasBox && e.dIn)
+    device_->fill(e.dIn, e.box.volume(), 0.0f);
   transfers_.run(e, /*forward=*/false);
 }
 
@@ -103,7 +105,8 @@ void Program::gradSync(int64_t id) {
   Charge charge(timers_, Category::Sync, &l.name, " gradient sync");
   if (l.gradComm == MPI_COMM_NULL)
     throw Error("layer '" + l.name + "' has no replica groups to sync");
-  if (l.gradComm == MPI_COMM_SELF || l.task < 0)
+  if (l.gradComm == MPI_COMM_SELF || l.task < 0 ||
+      options_.dropGradientSyncs)
     return;
   double start = MPI_Wtime();
   for (Param &p : l.params) {

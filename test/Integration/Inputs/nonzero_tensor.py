@@ -5,8 +5,8 @@
 """
 import sys
 
-from parallel_equals_serial import read_checkpoint
+from checkpoints import read_checkpoint
 
-values = read_checkpoint(sys.argv[1])[sys.argv[2]]
+values, _ = read_checkpoint(sys.argv[1])[sys.argv[2]]
 print("%s: %d of %d non-zero" % (sys.argv[2], sum(v != 0 for v in values),
                                  len(values)))
