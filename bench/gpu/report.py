@@ -22,7 +22,8 @@ from hdbench import (ROOT, ToolError, import_onnx, run, search, tool,  # noqa: E
 MODELS = ["alexnet", "vgg16", "resnet50", "inception_v3"]
 BATCHES = [32, 64, 128]
 WARMUP = 5
-PARITY = 1e-3
+# As test/GPU/cuda-equals-cpu.test: fp32 in other summation orders.
+PARITY = 1e-4
 PARITY_MODELS = ["small_cnn", "alexnet_small", "shuffle_blocks",
                  "convnext_blocks", "binary_broadcast", "channel_operands"]
 
