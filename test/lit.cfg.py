@@ -75,22 +75,29 @@ llvm_config.add_tool_substitutions(
 import shutil
 import subprocess
 
+# Only a machine without a GPU skips them: where nvidia-smi lists one, a
+# build without the backend is a setup to fix, and the suite fails.
+gpus = 0
+if shutil.which("nvidia-smi"):
+    try:
+        listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                                 text=True, timeout=60).stdout
+        gpus = sum(line.startswith("GPU ") for line in listing.splitlines())
+    except (OSError, subprocess.SubprocessError):
+        gpus = 0
 if config.hd_cuda.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("hd-cuda-backend")
-    gpus = 0
-    if shutil.which("nvidia-smi"):
-        try:
-            listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
-                                     text=True, timeout=60).stdout
-            gpus = sum(line.startswith("GPU ") for line in listing.splitlines())
-        except (OSError, subprocess.SubprocessError):
-            gpus = 0
     if gpus >= 1:
         config.available_features.add("cuda-device")
     if gpus >= 2:
         config.available_features.add("cuda-devices-2")
     if gpus == 0:
         lit_config.note("GPU tests skipped: no CUDA device")
+elif gpus >= 1:
+    lit_config.error("this machine has %d GPU(s) but the build has no CUDA "
+                     "backend: install nvcc, cuDNN 9 and NCCL "
+                     "(scripts/bootstrap.sh) and configure with -DHD_CUDA=ON"
+                     % gpus)
 else:
     lit_config.note("GPU tests skipped: this build has no CUDA backend")
 

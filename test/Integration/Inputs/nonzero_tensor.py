@@ -8,5 +8,5 @@ import sys
 from checkpoints import read_checkpoint
 
 values, _ = read_checkpoint(sys.argv[1])[sys.argv[2]]
-print("%s: %d of %d non-zero" % (sys.argv[2], sum(v != 0 for v in values),
+print("%s: %d of %d non-zero" % (sys.argv[2], int((values != 0).sum()),
                                  len(values)))
