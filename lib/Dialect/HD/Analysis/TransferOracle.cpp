@@ -62,21 +62,22 @@ std::string str(const std::vector<int64_t> &v) {
   return os.str();
 }
 
-/// Calls f on every element of [lo, hi), row-major.
+/// Calls f(row) on every row of [lo, hi) along the last dimension, in
+/// row-major order: `row` holds the row's first element. Stops at the
+/// first row for which f returns false.
 template <typename F>
-void forEachElement(const std::vector<int64_t> &lo,
-                    const std::vector<int64_t> &hi, F f) {
+void forEachRow(const std::vector<int64_t> &lo, const std::vector<int64_t> &hi,
+                F f) {
   for (size_t d = 0; d < lo.size(); ++d)
     if (lo[d] >= hi[d])
       return;
-  std::vector<int64_t> e = lo;
-  while (true) {
-    f(e);
-    size_t d = e.size();
+  std::vector<int64_t> row = lo;
+  while (f(row)) {
+    size_t d = row.size() - 1;
     while (d-- > 0) {
-      if (++e[d] < hi[d])
+      if (++row[d] < hi[d])
         break;
-      e[d] = lo[d];
+      row[d] = lo[d];
     }
     if (d == size_t(-1))
       return;
@@ -154,32 +155,47 @@ checkPlanByEnumeration(const OracleEdge &edge,
       if (m.lo[d] < boxLo[m.dst][d] || m.hi[d] > boxHi[m.dst][d])
         return which + " leaves task " + std::to_string(m.dst) + "'s input box";
     std::optional<std::string> wrong;
-    forEachElement(m.lo, m.hi, [&](const std::vector<int64_t> &e) {
-      if (wrong)
-        return;
-      int64_t owner = ownerOf(pShape, pDeg, e);
-      if (owner != m.src)
-        wrong = which + " sends element " + str(e) + ", which device " +
-                std::to_string(owner) + " holds";
-      else
-        ++arrivals[m.dst][indexIn(m.dst, e)];
+    forEachRow(m.lo, m.hi, [&](std::vector<int64_t> &e) {
+      int64_t owners = ownerOf(pShape, pDeg, e) / pDeg.back();
+      int64_t at = indexIn(m.dst, e) - e.back();
+      int *counts = arrivals[m.dst].data();
+      for (int64_t x = m.lo.back(); x < m.hi.back(); ++x) {
+        int64_t owner =
+            owners * pDeg.back() + partOf(pShape.back(), pDeg.back(), x);
+        if (owner != m.src) {
+          e.back() = x;
+          wrong = which + " sends element " + str(e) + ", which device " +
+                  std::to_string(owner) + " holds";
+          return false;
+        }
+        ++counts[at + x];
+      }
+      return true;
     });
     if (wrong)
       return wrong;
   }
   for (int64_t q = 0; q < consumers; ++q) {
     std::optional<std::string> wrong;
-    forEachElement(boxLo[q], boxHi[q], [&](const std::vector<int64_t> &e) {
-      if (wrong)
-        return;
-      int64_t owner = ownerOf(pShape, pDeg, e);
-      int expected = owner == q ? 0 : 1;
-      int got = arrivals[q][indexIn(q, e)];
-      if (got != expected)
-        wrong = "element " + str(e) + " of task " + std::to_string(q) +
-                "'s input box arrives " + std::to_string(got) + " times, not " +
-                std::to_string(expected) +
-                (expected ? "" : " (its own device holds it)");
+    forEachRow(boxLo[q], boxHi[q], [&](std::vector<int64_t> &e) {
+      int64_t owners = ownerOf(pShape, pDeg, e) / pDeg.back();
+      int64_t at = indexIn(q, e) - e.back();
+      const int *counts = arrivals[q].data();
+      for (int64_t x = boxLo[q].back(); x < boxHi[q].back(); ++x) {
+        int64_t owner =
+            owners * pDeg.back() + partOf(pShape.back(), pDeg.back(), x);
+        int expected = owner == q ? 0 : 1;
+        int got = counts[at + x];
+        if (got != expected) {
+          e.back() = x;
+          wrong = "element " + str(e) + " of task " + std::to_string(q) +
+                  "'s input box arrives " + std::to_string(got) +
+                  " times, not " + std::to_string(expected) +
+                  (expected ? "" : " (its own device holds it)");
+          return false;
+        }
+      }
+      return true;
     });
     if (wrong)
       return wrong;
