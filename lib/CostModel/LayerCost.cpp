@@ -83,8 +83,7 @@ CostModel::analyticPasses(const Layer &layer,
   // gradients and the momentum, write parameters and momentum, and the
   // compute type's copy where that is not fp32.
   double updateBytes =
-      (16 + bytesOf(layer.gradientType) +
-       (types.compute == Precision::F32 ? 0 : bytesOf(types.compute))) *
+      (16 + bytesOf(layer.gradientType) + weightCopyBytes(types.compute)) *
       shard;
   double update =
       shard > 0 ? rooflineMs(3 * shard, updateBytes, false, Precision::F32) : 0;

@@ -34,10 +34,9 @@ int64_t CostModel::taskMemoryBytes(const Layer &layer,
   // in the output type, and what else the forward keeps for backward; the
   // input copies.
   int64_t kept = layer.kind == CostKind::Loss ? 0 : tile.volume();
-  int64_t computeCopy = layer.numerics.compute == Precision::F32
-                            ? 0
-                            : bytesOf(layer.numerics.compute);
-  return (8 + bytesOf(layer.gradientType) + computeCopy) * shard +
+  return (8 + bytesOf(layer.gradientType) +
+          weightCopyBytes(layer.numerics.compute)) *
+             shard +
          2 * bytesOf(layer.numerics.output) * kept +
          layer.workspaceBytesPerElement * kept + inputBytes;
 }

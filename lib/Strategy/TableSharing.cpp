@@ -54,11 +54,10 @@ std::string CostTables::nodeKey(int l) const {
 std::string CostTables::edgeKey(int e) const {
   // t_x depends only on the producer's shape, output type and
   // configuration and on the boxes the consumer's tasks read: edges that
-  // agree on those share a
-  // table (Inception's parallel 1x1 convolutions of one input, every relu
-  // or batch norm of one shape). A consumer that reads exactly its own tile
-  // is keyed by shape alone; the others by a fingerprint of every box of
-  // every candidate.
+  // agree on those share a table (Inception's parallel 1x1 convolutions of
+  // one input, every relu or batch norm of one shape). A consumer that reads
+  // exactly its own tile is keyed by shape alone; the others by a fingerprint
+  // of every box of every candidate.
   const LayerEdge &edge = edges[e];
   const Layer &producer = graph.layers[edge.producer];
   std::string key = shapeKey(producer.shape) +

@@ -36,6 +36,12 @@ struct LayerNumerics {
   }
 };
 
+/// Bytes per parameter of the copy of its fp32 weights that a layer
+/// computing in `compute` reads (none in fp32).
+inline int weightCopyBytes(Precision compute) {
+  return compute == Precision::F32 ? 0 : bytesOf(compute);
+}
+
 /// "fp32", "bf16", "fp16": the options' and reports' spelling.
 inline const char *precisionName(Precision p) {
   switch (p) {

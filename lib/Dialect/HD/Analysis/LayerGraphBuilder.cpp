@@ -132,11 +132,10 @@ FailureOr<ModuleLayers> buildLayerGraph(ModuleOp module, StringRef tool) {
   (void)walkNumerics(
       func.getBody().front(),
       [&](LayerOpInterface op,
-          ArrayRef<Precision> inputs) -> FailureOr<Precision> {
+          const std::vector<Precision> &inputs) -> FailureOr<Precision> {
         Layer &layer = graph.layers[index++];
         Precision compute = layerComputeType(op).value_or(Precision::F32);
-        layer.numerics =
-            layerNumerics(layer.kind, {inputs.begin(), inputs.end()}, compute);
+        layer.numerics = layerNumerics(layer.kind, inputs, compute);
         layer.gradientType = gradientType;
         for (size_t i = 0; i < inputs.size(); ++i)
           layer.inputs[i].type = inputs[i];

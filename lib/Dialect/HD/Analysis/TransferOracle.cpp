@@ -89,7 +89,7 @@ void forEachRow(const std::vector<int64_t> &lo, const std::vector<int64_t> &hi,
 std::optional<std::string>
 checkPlanByEnumeration(const OracleEdge &edge,
                        const std::vector<OracleMove> *moves,
-                       int64_t maxElements, bool &enumerated) {
+                       int64_t maxElements) {
   const auto &pShape = edge.producerShape, &pDeg = edge.producerDegrees;
   int64_t producers = tasksOf(pDeg), consumers = tasksOf(edge.consumerDegrees);
   size_t rank = pShape.size();
@@ -110,8 +110,7 @@ checkPlanByEnumeration(const OracleEdge &edge,
     }
     total += volume;
   }
-  enumerated = total <= maxElements;
-  if (!enumerated)
+  if (total > maxElements)
     return std::nullopt;
 
   if (!moves) {

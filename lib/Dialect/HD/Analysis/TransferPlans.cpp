@@ -114,9 +114,7 @@ static std::optional<std::string> oracleError(const ConfiguredModule &m,
                         std::vector<int64_t>(move.getHi())});
     }
   }
-  bool enumerated = false;
-  return checkPlanByEnumeration(edge, moves ? &*moves : nullptr, kMaxElements,
-                                enumerated);
+  return checkPlanByEnumeration(edge, moves ? &*moves : nullptr, kMaxElements);
 }
 
 LogicalResult verifyTransfers(const ConfiguredModule &m, ModuleOp module) {

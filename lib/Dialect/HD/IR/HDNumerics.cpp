@@ -52,10 +52,11 @@ std::optional<Precision> layerComputeType(Operation *op) {
   return attr ? precisionOf(attr.getValue()) : std::nullopt;
 }
 
-LogicalResult walkNumerics(
-    Block &body,
-    function_ref<FailureOr<Precision>(LayerOpInterface, ArrayRef<Precision>)>
-        decide) {
+LogicalResult
+walkNumerics(Block &body,
+             function_ref<FailureOr<Precision>(LayerOpInterface,
+                                               const std::vector<Precision> &)>
+                 decide) {
   llvm::DenseMap<Value, Precision> typeOfValue;
   auto typeOfOperand = [&](Value v) {
     auto it = typeOfValue.find(v);
@@ -69,7 +70,7 @@ LogicalResult walkNumerics(
     auto layer = dyn_cast<LayerOpInterface>(op);
     if (!layer)
       continue;
-    SmallVector<Precision> inputs;
+    std::vector<Precision> inputs;
     for (Value v : op.getOperands())
       inputs.push_back(typeOfOperand(v));
     FailureOr<Precision> compute = decide(layer, inputs);
@@ -77,9 +78,7 @@ LogicalResult walkNumerics(
       return failure();
     for (Value result : op.getResults())
       typeOfValue[result] =
-          layerNumerics(layer.getCostKind(), {inputs.begin(), inputs.end()},
-                        *compute)
-              .output;
+          layerNumerics(layer.getCostKind(), inputs, *compute).output;
   }
   return success();
 }
@@ -87,7 +86,8 @@ LogicalResult walkNumerics(
 /// walkNumerics over every function body of `module`.
 static LogicalResult walkModuleNumerics(
     ModuleOp module,
-    function_ref<FailureOr<Precision>(LayerOpInterface, ArrayRef<Precision>)>
+    function_ref<FailureOr<Precision>(LayerOpInterface,
+                                      const std::vector<Precision> &)>
         decide) {
   for (Operation &op : module.getBody()->getOperations())
     for (Region &region : op.getRegions())
@@ -99,13 +99,11 @@ static LogicalResult walkModuleNumerics(
 
 /// `compute` where a layer reading `inputs` may compute in it; else an error
 /// on the layer.
-static FailureOr<Precision> legalComputeType(LayerOpInterface layer,
-                                             ArrayRef<Precision> inputs,
-                                             Precision program,
-                                             Precision compute) {
+static FailureOr<Precision>
+legalComputeType(LayerOpInterface layer, const std::vector<Precision> &inputs,
+                 Precision program, Precision compute) {
   if (std::optional<std::string> wrong =
-          checkComputeType(layer.getCostKind(), {inputs.begin(), inputs.end()},
-                           program, compute)) {
+          checkComputeType(layer.getCostKind(), inputs, program, compute)) {
     layer->emitError() << "'" << HDDialect::getComputeTypeAttrName() << "' "
                        << *wrong;
     return failure();
@@ -118,7 +116,7 @@ LogicalResult verifyNumerics(ModuleOp module) {
   return walkModuleNumerics(
       module,
       [&](LayerOpInterface layer,
-          ArrayRef<Precision> inputs) -> FailureOr<Precision> {
+          const std::vector<Precision> &inputs) -> FailureOr<Precision> {
         std::optional<Precision> compute = layerComputeType(layer);
         if (!compute) {
           layer->emitError()
@@ -145,13 +143,11 @@ LogicalResult assignNumerics(ModuleOp module, Precision program,
   if (failed(walkModuleNumerics(
           module,
           [&](LayerOpInterface layer,
-              ArrayRef<Precision> inputs) -> FailureOr<Precision> {
+              const std::vector<Precision> &inputs) -> FailureOr<Precision> {
             if (std::optional<Precision> kept = layerComputeType(layer))
               return legalComputeType(layer, inputs, program, *kept);
             Precision compute =
-                layerNumerics(layer.getCostKind(),
-                              {inputs.begin(), inputs.end()}, program)
-                    .compute;
+                layerNumerics(layer.getCostKind(), inputs, program).compute;
             if (annotate)
               layer->setAttr(HDDialect::getComputeTypeAttrName(),
                              TypeAttr::get(typeOf(context, compute)));

@@ -38,12 +38,12 @@ struct OracleEdge {
 };
 
 /// The first thing wrong with `moves` (null: no transfer) for `edge`, or
-/// none. Sets `enumerated` false, and says nothing, where the consumers'
-/// boxes hold more than `maxElements` elements together.
+/// none; nothing either where the consumers' boxes hold more than
+/// `maxElements` elements together (not checked).
 std::optional<std::string>
 checkPlanByEnumeration(const OracleEdge &edge,
                        const std::vector<OracleMove> *moves,
-                       int64_t maxElements, bool &enumerated);
+                       int64_t maxElements);
 
 } // namespace hd
 

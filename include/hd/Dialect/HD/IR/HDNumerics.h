@@ -39,7 +39,7 @@ std::optional<Precision> layerComputeType(mlir::Operation *op);
 mlir::LogicalResult
 walkNumerics(mlir::Block &body,
              llvm::function_ref<mlir::FailureOr<Precision>(
-                 LayerOpInterface layer, llvm::ArrayRef<Precision> inputs)>
+                 LayerOpInterface layer, const std::vector<Precision> &inputs)>
                  decide);
 
 /// Checks that every layer of `module` has a legal compute type for the
