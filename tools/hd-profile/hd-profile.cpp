@@ -301,6 +301,11 @@ hd::Machine calibratedMachine(const hdrt::HostProfile &host) {
   // efficiency factor is already in it.
   m.peakGflops = host.denseGflops;
   m.efficiency = 1.0;
+  // The workloads run in fp32 only: the base's nominal low-precision rates
+  // beside a measured fp32 one would price bf16 against the wrong roof.
+  // Without them, the search refuses those precisions on this machine.
+  m.peakGflopsBf16 = 0;
+  m.peakGflopsFp16 = 0;
   m.memGbps = host.memGbps;
   m.launchUs = host.launchUs;
   m.stragglerFraction = host.stragglerFraction;
@@ -316,9 +321,9 @@ hd::Machine calibratedMachine(const hdrt::HostProfile &host) {
   m.allReduceGbps = links.allReduceGbps;
   m.allReduceCurve = links.allReduceCurve;
   // The exchange's time beyond its messages is its copies.
+  // (The calibration exchanges fp32 tiles.)
   if (double copying = links.exchangeSeconds - links.messageSeconds;
       copying > 0)
-    // (The calibration exchanges fp32 tiles.)
     m.copyGbps = hd::CostModel::transferCopyBytes(links.exchangeBox,
                                                   links.exchangeSentBytes, 4) /
                  copying / 1e9;
